@@ -1,0 +1,2 @@
+#include <gamegate.h>
+int main (void) { return 0; }

@@ -1,0 +1,76 @@
+/* gg-config.h: the gateway's key file, one group per plugin, with errors
+ * that name the file and line.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <glib-object.h>
+
+G_BEGIN_DECLS
+
+#define GG_CONFIG_ERROR (gg_config_error_quark ())
+GQuark gg_config_error_quark (void);
+
+typedef enum {
+  GG_CONFIG_ERROR_PARSE,         /* the file is not a valid key file */
+  GG_CONFIG_ERROR_INVALID_VALUE, /* a key holds a value its plugin cannot use */
+} GgConfigError;
+
+#define GG_TYPE_CONFIG (gg_config_get_type ())
+G_DECLARE_FINAL_TYPE (GgConfig, gg_config, GG, CONFIG, GObject)
+
+GgConfig   *gg_config_new             (void);
+gboolean    gg_config_load_file       (GgConfig   *self,
+                                       const char *path,
+                                       GError    **error);
+gboolean    gg_config_load_data       (GgConfig   *self,
+                                       const char *data,
+                                       const char *origin,
+                                       GError    **error);
+const char *gg_config_get_origin      (GgConfig *self);
+gboolean    gg_config_has_key         (GgConfig   *self,
+                                       const char *group,
+                                       const char *key);
+void        gg_config_set_value       (GgConfig   *self,
+                                       const char *group,
+                                       const char *key,
+                                       const char *value);
+char       *gg_config_get_string      (GgConfig   *self,
+                                       const char *group,
+                                       const char *key,
+                                       const char *default_value);
+char      **gg_config_get_string_list (GgConfig   *self,
+                                       const char *group,
+                                       const char *key);
+gboolean    gg_config_get_int         (GgConfig   *self,
+                                       const char *group,
+                                       const char *key,
+                                       gint64      min,
+                                       gint64      max,
+                                       gint64      default_value,
+                                       gint64     *out_value,
+                                       GError    **error);
+gboolean    gg_config_get_double      (GgConfig   *self,
+                                       const char *group,
+                                       const char *key,
+                                       double      min,
+                                       double      max,
+                                       double      default_value,
+                                       double     *out_value,
+                                       GError    **error);
+gboolean    gg_config_get_boolean     (GgConfig   *self,
+                                       const char *group,
+                                       const char *key,
+                                       gboolean    default_value,
+                                       gboolean   *out_value,
+                                       GError    **error);
+void        gg_config_set_invalid     (GgConfig   *self,
+                                       const char *group,
+                                       const char *key,
+                                       GError    **error,
+                                       const char *format,
+                                       ...) G_GNUC_PRINTF (5, 6);
+char      **gg_config_list_unread     (GgConfig *self);
+
+G_END_DECLS

@@ -1,0 +1,61 @@
+/* gg-framed-stream.h: whole messages over any pair of streams, one JSON per
+ * line or LSP-style Content-Length headers.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+#define GG_FRAMING_ERROR (gg_framing_error_quark ())
+GQuark gg_framing_error_quark (void);
+
+typedef enum {
+  GG_FRAMING_ERROR_TOO_LARGE,    /* a message exceeds the maximum size; it is skipped */
+  GG_FRAMING_ERROR_BAD_HEADER,   /* a malformed or missing Content-Length header */
+  GG_FRAMING_ERROR_TRUNCATED,    /* the stream ended inside a message */
+} GgFramingError;
+
+typedef enum {
+  GG_FRAMING_NEWLINE,        /* one message per line, `\n` separated; blank lines ignored */
+  GG_FRAMING_CONTENT_LENGTH, /* `Content-Length: n` (+ optional `Content-Type`) headers, CRLF or LF */
+} GgFraming;
+
+#define GG_FRAMED_STREAM_DEFAULT_MAX_MESSAGE_SIZE (16 * 1024 * 1024)
+
+#define GG_TYPE_FRAMED_STREAM (gg_framed_stream_get_type ())
+G_DECLARE_FINAL_TYPE (GgFramedStream, gg_framed_stream, GG, FRAMED_STREAM, GObject)
+
+/* Signals:
+ *  `message` (GBytes *body): one whole message, without framing;
+ *  `framing-error` (GError *error): a bad frame was skipped, reading goes on;
+ *  `closed` (GError *error or NULL): end of input or a read error; no more
+ *     `message` signals follow. Output may still be flushed. */
+GgFramedStream *gg_framed_stream_new                  (GInputStream  *input,
+                                                       GOutputStream *output,
+                                                       GgFraming      framing);
+GgFramedStream *gg_framed_stream_new_for_io_stream    (GIOStream *stream,
+                                                       GgFraming  framing);
+GgFraming       gg_framed_stream_get_framing          (GgFramedStream *self);
+void            gg_framed_stream_set_max_message_size (GgFramedStream *self,
+                                                       gsize           max_size);
+gsize           gg_framed_stream_get_max_message_size (GgFramedStream *self);
+void            gg_framed_stream_start                (GgFramedStream *self);
+gboolean        gg_framed_stream_send                 (GgFramedStream *self,
+                                                       const char     *data,
+                                                       gsize           length,
+                                                       GError        **error);
+gsize           gg_framed_stream_get_pending_output   (GgFramedStream *self);
+void            gg_framed_stream_flush_async          (GgFramedStream      *self,
+                                                       GCancellable        *cancellable,
+                                                       GAsyncReadyCallback  callback,
+                                                       gpointer             user_data);
+gboolean        gg_framed_stream_flush_finish         (GgFramedStream  *self,
+                                                       GAsyncResult    *result,
+                                                       GError         **error);
+void            gg_framed_stream_close                (GgFramedStream *self);
+gboolean        gg_framed_stream_is_closed            (GgFramedStream *self);
+
+G_END_DECLS

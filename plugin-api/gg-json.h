@@ -1,0 +1,52 @@
+/* gg-json.h: JSON helpers every plugin needs: parsing with limits, compact
+ * output, value equality, dot paths and RFC 7386 merge patch.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+#define GG_JSON_ERROR (gg_json_error_quark ())
+GQuark gg_json_error_quark (void);
+
+typedef enum {
+  GG_JSON_ERROR_PARSE,        /* not valid JSON (or not UTF-8) */
+  GG_JSON_ERROR_TOO_DEEP,     /* nesting beyond the limit */
+  GG_JSON_ERROR_BAD_PATH,     /* a malformed dot path */
+  GG_JSON_ERROR_NOT_CONTAINER,/* the path goes through a value that is not an object or array */
+  GG_JSON_ERROR_NOT_FOUND,    /* the path names nothing */
+} GgJsonError;
+
+#define GG_JSON_DEFAULT_MAX_DEPTH 128
+
+JsonNode *gg_json_parse             (const char *data,
+                                     gssize      length,
+                                     guint       max_depth,
+                                     GError    **error);
+char     *gg_json_to_string         (JsonNode *node);
+char     *gg_json_object_to_string  (JsonObject *object);
+gboolean  gg_json_equal             (JsonNode *a,
+                                     JsonNode *b);
+
+/* Dot paths: "player.gold", "party.0.name"; "" is the root. */
+char    **gg_json_path_split        (const char *path,
+                                     GError    **error);
+JsonNode *gg_json_path_get          (JsonNode   *root,
+                                     const char *path,
+                                     GError    **error);
+gboolean  gg_json_path_set          (JsonNode   *root,
+                                     const char *path,
+                                     JsonNode   *value,
+                                     GError    **error);
+JsonNode *gg_json_path_remove       (JsonNode   *root,
+                                     const char *path,
+                                     GError    **error);
+
+/* RFC 7386: returns the patched copy of @target (which may be NULL). */
+JsonNode *gg_json_merge_patch       (JsonNode *target,
+                                     JsonNode *patch);
+
+G_END_DECLS

@@ -1,0 +1,1 @@
+#include "gg-test-util.h"

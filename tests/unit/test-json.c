@@ -1,0 +1,2 @@
+/* placeholder until the test lands */
+int main (void) { return 77; }
