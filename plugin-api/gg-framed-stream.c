@@ -161,11 +161,14 @@ emit_message (GgFramedStream *self,
   g_signal_emit (self, signals[SIGNAL_MESSAGE], 0, bytes);
 }
 
-/* A handler may close the stream, or dispose it, from inside a signal. */
+/* A handler may close the stream, or dispose it, from inside a signal. If
+ * it dropped the last outside reference (only the caller's hold is left),
+ * nobody owns the stream any more: stop delivering. */
 static inline gboolean
 stopped (GgFramedStream *self)
 {
-  return self->disposed || self->read_closed;
+  return self->disposed || self->read_closed ||
+         g_atomic_int_get ((int *) &G_OBJECT (self)->ref_count) <= 1;
 }
 
 static gboolean
