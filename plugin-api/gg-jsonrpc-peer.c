@@ -352,11 +352,13 @@ static const guint8 char_class[256] = {
 };
 
 /* One linear pass: nesting depth, one top-level value, only JSON tokens
- * outside strings, integers json-glib can hold (it wraps silently).
- * Returns NULL if json-glib may parse it, else why not. */
+ * outside strings. Returns NULL if json-glib may parse it, else why not.
+ * Sets @big_int if an integer does not fit in 64 bits (json-glib wraps
+ * those silently, so their values cannot be trusted). */
 static const char *
 precheck (const guint8 *p,
-          gsize         n)
+          gsize         n,
+          gboolean     *big_int)
 {
   guint depth = 0;
   guint values = 0;
@@ -431,11 +433,14 @@ precheck (const guint8 *p,
                 gint64 v;
 
                 if (i - start >= sizeof buf)
-                  return "integer out of range";
-                memcpy (buf, p + start, i - start);
-                buf[i - start] = '\0';
-                if (!g_ascii_string_to_signed (buf, 10, G_MININT64, G_MAXINT64, &v, NULL))
-                  return "integer out of range";
+                  *big_int = TRUE;
+                else
+                  {
+                    memcpy (buf, p + start, i - start);
+                    buf[i - start] = '\0';
+                    if (!g_ascii_string_to_signed (buf, 10, G_MININT64, G_MAXINT64, &v, NULL))
+                      *big_int = TRUE;
+                  }
               }
           }
           break;
@@ -706,10 +711,11 @@ handle_message (GgJsonRpcPeer *self,
   g_autoptr(JsonNode) root = NULL;
   g_autoptr(JsonNode) id = NULL;
   const char *why;
+  gboolean big_int = FALSE;
   JsonObject *obj;
   JsonNode *raw_id, *version, *method, *params;
 
-  why = precheck ((const guint8 *) data, length);
+  why = precheck ((const guint8 *) data, length, &big_int);
   if (why != NULL)
     {
       g_autofree char *message = g_strconcat ("Parse error: ", why, NULL);
@@ -751,15 +757,29 @@ handle_message (GgJsonRpcPeer *self,
   if (method == NULL && (raw_id != NULL || json_object_has_member (obj, "result") ||
                          json_object_has_member (obj, "error")))
     {
+      if (big_int && raw_id != NULL && JSON_NODE_HOLDS_VALUE (raw_id) &&
+          json_node_get_value_type (raw_id) != G_TYPE_STRING)
+        raw_id = NULL;
       handle_response (self, obj, raw_id);
       return;
     }
 
-  id = normalize_id (raw_id);
+  /* With a wrapped integer somewhere, a number id cannot be trusted. */
+  if (big_int && raw_id != NULL && JSON_NODE_HOLDS_VALUE (raw_id) &&
+      json_node_get_value_type (raw_id) != G_TYPE_STRING)
+    id = NULL;
+  else
+    id = normalize_id (raw_id);
   if (raw_id != NULL && id == NULL)
     {
       send_protocol_error (self, NULL, GG_JSONRPC_INVALID_REQUEST,
                            "Invalid Request: the id must be a string or an integer", NULL);
+      return;
+    }
+  if (big_int)
+    {
+      send_protocol_error (self, id, GG_JSONRPC_INVALID_REQUEST,
+                           "Invalid Request: integer out of range", NULL);
       return;
     }
 
