@@ -468,6 +468,8 @@ precheck (const guint8 *p,
       if (values > 1)
         return "more than one value";
     }
+  if (depth > 0)
+    return "unexpected end of input";
   return NULL;
 }
 
