@@ -27,6 +27,7 @@ typedef struct {
   GError          *closed_error;
   GString         *received;
   gboolean         unref_in_handler;
+  gboolean         close_in_handler;
 } Fixture;
 
 static void
@@ -37,6 +38,11 @@ on_message (GgFramedStream *fs, GBytes *body, gpointer user_data)
   const char *data = g_bytes_get_data (body, &len);
 
   g_ptr_array_add (f->messages, g_strndup (data != NULL ? data : "", len));
+  if (f->close_in_handler)
+    {
+      f->close_in_handler = FALSE;
+      gg_framed_stream_close (f->fs);
+    }
   if (f->unref_in_handler)
     {
       f->unref_in_handler = FALSE;
@@ -771,6 +777,61 @@ test_dispose_while_reading (void)
   fixture_free (&f);
 }
 
+static void
+test_close_in_handler (void)
+{
+  Fixture f = { 0 };
+
+  setup_socket (&f, GG_FRAMING_NEWLINE);
+  gg_framed_stream_start (f.fs);
+  f.close_in_handler = TRUE;
+  feed_str (&f, "first\nsecond\nthird\n");
+  spin_until (&f, is_closed, NULL);
+  spin_idle (&f);
+  g_assert_cmpuint (f.messages->len, ==, 1);
+  g_assert_cmpuint (f.closed, ==, 1);
+  g_assert_no_error (f.closed_error);
+  fixture_free (&f);
+}
+
+static void
+flush_fails_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GError **out = user_data;
+
+  g_assert_false (gg_framed_stream_flush_finish (GG_FRAMED_STREAM (source), result, out));
+  g_assert_nonnull (*out);
+}
+
+/* The reader went away: writes fail (no SIGPIPE), flush and send report it. */
+static void
+test_write_error (gconstpointer data)
+{
+  Fixture f = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *chunk = g_strnfill (65536, 'w');
+
+  if (GPOINTER_TO_INT (data))
+    setup_pipes (&f, GG_FRAMING_NEWLINE);
+  else
+    setup_socket (&f, GG_FRAMING_NEWLINE);
+  close (f.test_rfd);
+  if (f.test_rfd == f.test_fd)
+    f.test_fd = -1;
+  f.test_rfd = -1;
+
+  for (int i = 0; i < 64; i++)
+    g_assert_true (gg_framed_stream_send (f.fs, chunk, strlen (chunk), NULL));
+  gg_framed_stream_flush_async (f.fs, NULL, flush_fails_cb, &error);
+  while (error == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (error->domain == G_IO_ERROR);
+  g_clear_error (&error);
+  g_assert_false (gg_framed_stream_send (f.fs, "x", 1, &error));
+  g_assert_nonnull (error);
+  fixture_free (&f);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -796,6 +857,9 @@ main (int argc, char **argv)
   g_test_add_func ("/framed-stream/send/content-length", test_send_content_length);
   g_test_add_func ("/framed-stream/close", test_close);
   g_test_add_func ("/framed-stream/unref-in-handler", test_unref_in_handler);
+  g_test_add_func ("/framed-stream/close-in-handler", test_close_in_handler);
+  g_test_add_data_func ("/framed-stream/write-error/socket", GINT_TO_POINTER (0), test_write_error);
+  g_test_add_data_func ("/framed-stream/write-error/pipe", GINT_TO_POINTER (1), test_write_error);
   g_test_add_func ("/framed-stream/dispose-while-reading", test_dispose_while_reading);
 
   return g_test_run ();
