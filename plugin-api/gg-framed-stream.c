@@ -56,6 +56,7 @@ struct _GgFramedStream
   gboolean      discard_line; /* skipping up to the next newline */
   ClState       cl_state;
   gboolean      cl_have_length;
+  guint64       cl_length;    /* the Content-Length of the current block */
   gboolean      cl_block_started;
   gsize         body_size;
   guint64       discard_left;
@@ -308,14 +309,14 @@ parse_header_line (GgFramedStream *self,
                            "invalid Content-Length");
       return FALSE;
     }
-  if (self->cl_have_length && size != self->discard_left)
+  if (self->cl_have_length && size != self->cl_length)
     {
       g_set_error_literal (error, GG_FRAMING_ERROR, GG_FRAMING_ERROR_BAD_HEADER,
                            "conflicting Content-Length headers");
       return FALSE;
     }
   self->cl_have_length = TRUE;
-  self->discard_left = size; /* the announced size, until the block ends */
+  self->cl_length = size;
   return TRUE;
 }
 
@@ -324,7 +325,7 @@ reset_header_block (GgFramedStream *self)
 {
   self->cl_have_length = FALSE;
   self->cl_block_started = FALSE;
-  self->discard_left = 0;
+  self->cl_length = 0;
 }
 
 /* Content-Length framing: returns when more input is needed. */
@@ -424,18 +425,16 @@ process_content_length (GgFramedStream *self)
                                 "missing Content-Length header");
             continue;
           }
-        if (self->discard_left > self->max_size)
+        if (self->cl_length > self->max_size)
           {
-            guint64 size = self->discard_left;
-
+            self->discard_left = self->cl_length;
             reset_header_block (self);
-            self->discard_left = size;
             self->cl_state = CL_DISCARD;
             emit_framing_error (self, GG_FRAMING_ERROR_TOO_LARGE,
                                 "message exceeds the maximum size");
             continue;
           }
-        self->body_size = (gsize) self->discard_left;
+        self->body_size = (gsize) self->cl_length;
         reset_header_block (self);
         self->cl_state = CL_BODY;
       }
@@ -519,8 +518,12 @@ read_cb (GObject      *source,
 
   self->inbuf->len += (gsize) n;
 
+  /* Closed while this read was completing: its data is dropped. */
   if (self->read_closed)
-    return;
+    {
+      maybe_finish_output (self);
+      return;
+    }
 
   if (n == 0)
     {
