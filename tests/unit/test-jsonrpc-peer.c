@@ -896,6 +896,122 @@ test_local_close (void)
   teardown (&f);
 }
 
+/* Hostile input: random bytes and mutated requests. Every answer must be
+ * a well-formed JSON-RPC error or result, and the peer must keep going. */
+static void
+test_random_garbage (gconstpointer data)
+{
+  Fixture f;
+  GgFraming framing = GPOINTER_TO_INT (data);
+  const char *valid = "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"echo\",\"params\":{\"a\":[1,{\"b\":\"c\"}],\"d\":-1.5e3}}";
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  gsize valid_len = strlen (valid);
+  guint answers = 0;
+
+  setup (&f, framing);
+  for (int i = 0; i < 1500; i++)
+    {
+      g_autoptr(GString) msg = g_string_new (NULL);
+
+      switch (g_test_rand_int_range (0, 4))
+        {
+        case 0: /* random bytes */
+          for (int k = g_test_rand_int_range (1, 200); k > 0; k--)
+            g_string_append_c (msg, (char) g_test_rand_int_range (1, 256));
+          break;
+        case 1: /* truncated */
+          g_string_append_len (msg, valid, g_test_rand_int_range (1, (gint32) valid_len));
+          break;
+        case 2: /* a few bytes changed */
+          g_string_append (msg, valid);
+          for (int k = g_test_rand_int_range (1, 4); k > 0; k--)
+            msg->str[g_test_rand_int_range (0, (gint32) valid_len)] = (char) g_test_rand_int_range (1, 256);
+          break;
+        default: /* brackets and quotes */
+          for (int k = g_test_rand_int_range (1, 300); k > 0; k--)
+            g_string_append_c (msg, "[]{}\"\\:,0-e.a"[g_test_rand_int_range (0, 15)]);
+          break;
+        }
+      if (framing == GG_FRAMING_NEWLINE)
+        {
+          for (gsize k = 0; k < msg->len; k++)
+            if (msg->str[k] == '\n')
+              msg->str[k] = ' ';
+          send_line (&f, msg->str);
+        }
+      else
+        {
+          g_autofree char *header = g_strdup_printf ("Content-Length: %zu\r\n\r\n", msg->len);
+
+          feed (&f, header, strlen (header));
+          feed (&f, msg->str, msg->len);
+        }
+      if (i % 100 == 0)
+        spin_idle (&f);
+    }
+  if (framing == GG_FRAMING_NEWLINE)
+    send_line (&f, valid);
+  else
+    {
+      g_autofree char *header = g_strdup_printf ("Content-Length: %zu\r\n\r\n", valid_len);
+
+      feed (&f, header, strlen (header));
+      feed (&f, valid, valid_len);
+    }
+
+  /* Read answers until the one to the final valid request. */
+  for (;;)
+    {
+      g_autofree char *line = NULL;
+      g_autoptr(GError) error = NULL;
+      JsonObject *obj;
+
+      if (framing == GG_FRAMING_CONTENT_LENGTH)
+        {
+          /* header line, blank line, then a body that ends without a newline:
+           * strip "Content-Length: n\r\n\r\n" frames by hand */
+          char *end;
+          gsize n;
+
+          spin_until (&f, has_line, NULL);
+          while (strstr (f.received->str, "\r\n\r\n") == NULL)
+            spin_until (&f, has_line, NULL);
+          g_assert_true (g_str_has_prefix (f.received->str, "Content-Length: "));
+          n = g_ascii_strtoull (f.received->str + 16, &end, 10);
+          g_assert_true (g_str_has_prefix (end, "\r\n\r\n"));
+          g_string_erase (f.received, 0, end + 4 - f.received->str);
+          while (f.received->len < n)
+            spin_until (&f, drained, NULL);
+          line = g_strndup (f.received->str, n);
+          g_string_erase (f.received, 0, n);
+        }
+      else
+        line = next_line (&f);
+
+      g_assert_true (json_parser_load_from_data (parser, line, -1, &error));
+      g_assert_no_error (error);
+      obj = json_node_get_object (json_parser_get_root (parser));
+      g_assert_cmpstr (json_object_get_string_member (obj, "jsonrpc"), ==, "2.0");
+      g_assert_true (json_object_has_member (obj, "result") != json_object_has_member (obj, "error"));
+      answers++;
+      if (json_object_has_member (obj, "result"))
+        {
+          if (json_node_get_value_type (json_object_get_member (obj, "id")) == G_TYPE_INT64 &&
+              json_object_get_int_member (obj, "id") == 12 &&
+              g_strcmp0 (line, "{\"jsonrpc\":\"2.0\",\"id\":12,\"result\":{\"a\":[1,{\"b\":\"c\"}],\"d\":-1500}}") == 0)
+            break;
+        }
+      else
+        {
+          JsonObject *err = json_object_get_object_member (obj, "error");
+          g_assert_true (json_object_has_member (err, "code"));
+          g_assert_true (json_object_has_member (err, "message"));
+        }
+    }
+  g_assert_cmpuint (answers, >, 100);
+  teardown (&f);
+}
+
 /* Two peers talking to each other. */
 static void
 test_peer_to_peer (void)
@@ -958,6 +1074,10 @@ main (int argc, char **argv)
   g_test_add_func ("/jsonrpc-peer/answer-after-eof", test_answer_after_eof);
   g_test_add_func ("/jsonrpc-peer/local-close", test_local_close);
   g_test_add_func ("/jsonrpc-peer/peer-to-peer", test_peer_to_peer);
+  g_test_add_data_func ("/jsonrpc-peer/random-garbage/newline",
+                        GINT_TO_POINTER (GG_FRAMING_NEWLINE), test_random_garbage);
+  g_test_add_data_func ("/jsonrpc-peer/random-garbage/content-length",
+                        GINT_TO_POINTER (GG_FRAMING_CONTENT_LENGTH), test_random_garbage);
 
   return g_test_run ();
 }
