@@ -906,6 +906,8 @@ test_random_garbage (gconstpointer data)
   const char *valid = "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"echo\",\"params\":{\"a\":[1,{\"b\":\"c\"}],\"d\":-1.5e3}}";
   g_autoptr(JsonParser) parser = json_parser_new ();
   gsize valid_len = strlen (valid);
+  /* a mutation may leave `valid` intact; the last request has its own id */
+  const char *last = "{\"jsonrpc\":\"2.0\",\"id\":\"last\",\"method\":\"echo\"}";
   guint answers = 0;
 
   setup (&f, framing);
@@ -950,13 +952,13 @@ test_random_garbage (gconstpointer data)
         spin_idle (&f);
     }
   if (framing == GG_FRAMING_NEWLINE)
-    send_line (&f, valid);
+    send_line (&f, last);
   else
     {
-      g_autofree char *header = g_strdup_printf ("Content-Length: %zu\r\n\r\n", valid_len);
+      g_autofree char *header = g_strdup_printf ("Content-Length: %zu\r\n\r\n", strlen (last));
 
       feed (&f, header, strlen (header));
-      feed (&f, valid, valid_len);
+      feed (&f, last, strlen (last));
     }
 
   /* Read answers until the one to the final valid request. */
@@ -996,9 +998,7 @@ test_random_garbage (gconstpointer data)
       answers++;
       if (json_object_has_member (obj, "result"))
         {
-          if (json_node_get_value_type (json_object_get_member (obj, "id")) == G_TYPE_INT64 &&
-              json_object_get_int_member (obj, "id") == 12 &&
-              g_strcmp0 (line, "{\"jsonrpc\":\"2.0\",\"id\":12,\"result\":{\"a\":[1,{\"b\":\"c\"}],\"d\":-1500}}") == 0)
+          if (g_strcmp0 (line, "{\"jsonrpc\":\"2.0\",\"id\":\"last\",\"result\":{}}") == 0)
             break;
         }
       else
@@ -1009,6 +1009,10 @@ test_random_garbage (gconstpointer data)
         }
     }
   g_assert_cmpuint (answers, >, 100);
+  /* the unmutated request, for comparison */
+  if (framing == GG_FRAMING_NEWLINE)
+    expect (&f, valid,
+                 "{\"jsonrpc\":\"2.0\",\"id\":12,\"result\":{\"a\":[1,{\"b\":\"c\"}],\"d\":-1500}}");
   teardown (&f);
 }
 
