@@ -931,7 +931,7 @@ test_random_garbage (gconstpointer data)
           break;
         default: /* brackets and quotes */
           for (int k = g_test_rand_int_range (1, 300); k > 0; k--)
-            g_string_append_c (msg, "[]{}\"\\:,0-e.a"[g_test_rand_int_range (0, 15)]);
+            g_string_append_c (msg, "[]{}\"\\:,0-e.a"[g_test_rand_int_range (0, 14)]);
           break;
         }
       if (framing == GG_FRAMING_NEWLINE)
