@@ -591,6 +591,10 @@ complete_flushes (GgFramedStream *self)
 
   while ((task = g_queue_pop_head (&self->flush_tasks)) != NULL)
     {
+      GSource *cancel = g_task_get_task_data (task);
+
+      if (cancel != NULL)
+        g_source_destroy (cancel);
       if (self->write_error != NULL)
         g_task_return_error (task, g_error_copy (self->write_error));
       else
@@ -970,6 +974,19 @@ gg_framed_stream_get_pending_output (GgFramedStream *self)
   return self->outbuf->len + self->in_flight;
 }
 
+static gboolean
+flush_cancelled_cb (GCancellable *cancellable,
+                    gpointer      user_data)
+{
+  GTask *task = user_data;
+  GgFramedStream *self = g_task_get_source_object (task);
+
+  g_queue_remove (&self->flush_tasks, task);
+  g_task_return_error_if_cancelled (task);
+  g_object_unref (task);
+  return G_SOURCE_REMOVE;
+}
+
 /**
  * gg_framed_stream_flush_async:
  * @self: a #GgFramedStream
@@ -978,7 +995,7 @@ gg_framed_stream_get_pending_output (GgFramedStream *self)
  * @user_data: data for @callback
  *
  * Waits until the output queue is empty. Fails with the write error if the
- * output broke.
+ * output broke; cancelling stops the wait, not the writes.
  */
 void
 gg_framed_stream_flush_async (GgFramedStream      *self,
@@ -999,7 +1016,18 @@ gg_framed_stream_flush_async (GgFramedStream      *self,
   else if (self->in_flight == 0 && self->outbuf->len == 0)
     g_task_return_boolean (task, TRUE);
   else
-    g_queue_push_tail (&self->flush_tasks, g_steal_pointer (&task));
+    {
+      if (cancellable != NULL)
+        {
+          /* Cancelling gives up waiting; the writes themselves go on. */
+          GSource *cancel = g_cancellable_source_new (cancellable);
+
+          g_source_set_callback (cancel, G_SOURCE_FUNC (flush_cancelled_cb), task, NULL);
+          g_source_attach (cancel, g_task_get_context (task));
+          g_task_set_task_data (task, cancel, (GDestroyNotify) g_source_unref);
+        }
+      g_queue_push_tail (&self->flush_tasks, g_steal_pointer (&task));
+    }
 }
 
 /**

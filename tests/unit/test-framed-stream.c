@@ -803,6 +803,49 @@ flush_fails_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   g_assert_nonnull (*out);
 }
 
+static void
+flush_cancelled_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  gboolean *done = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (gg_framed_stream_flush_finish (GG_FRAMED_STREAM (source), result, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  *done = TRUE;
+}
+
+/* Nobody reads: the flush waits until cancelled; later the output drains. */
+static void
+test_flush_cancel (void)
+{
+  Fixture f = { 0 };
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autofree char *chunk = g_strnfill (65536, 'c');
+  gboolean cancelled = FALSE, flushed = FALSE;
+  gsize total = 0;
+
+  setup_socket (&f, GG_FRAMING_NEWLINE);
+  for (int i = 0; i < 64; i++)
+    {
+      g_assert_true (gg_framed_stream_send (f.fs, chunk, strlen (chunk), NULL));
+      total += strlen (chunk) + 1;
+    }
+  gg_framed_stream_flush_async (f.fs, cancellable, flush_cancelled_cb, &cancelled);
+  for (int i = 0; i < 10; i++)
+    g_main_context_iteration (NULL, FALSE);
+  g_assert_false (cancelled);
+  g_cancellable_cancel (cancellable);
+  while (!cancelled)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpuint (gg_framed_stream_get_pending_output (f.fs), >, 0);
+
+  gg_framed_stream_flush_async (f.fs, NULL, flush_cb, &flushed);
+  spin_until (&f, flag_set, &flushed);
+  spin_until (&f, received_len, GSIZE_TO_POINTER (total));
+  g_assert_cmpuint (f.received->len, ==, total);
+  fixture_free (&f);
+}
+
 /* The reader went away: writes fail (no SIGPIPE), flush and send report it. */
 static void
 test_write_error (gconstpointer data)
@@ -858,6 +901,7 @@ main (int argc, char **argv)
   g_test_add_func ("/framed-stream/close", test_close);
   g_test_add_func ("/framed-stream/unref-in-handler", test_unref_in_handler);
   g_test_add_func ("/framed-stream/close-in-handler", test_close_in_handler);
+  g_test_add_func ("/framed-stream/flush-cancel", test_flush_cancel);
   g_test_add_data_func ("/framed-stream/write-error/socket", GINT_TO_POINTER (0), test_write_error);
   g_test_add_data_func ("/framed-stream/write-error/pipe", GINT_TO_POINTER (1), test_write_error);
   g_test_add_func ("/framed-stream/dispose-while-reading", test_dispose_while_reading);
