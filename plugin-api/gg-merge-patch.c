@@ -42,7 +42,12 @@ merge (JsonNode *target,
           JsonNode *old = json_object_get_member (object, name);
           JsonNode *merged = merge (old != NULL ? json_node_ref (old) : NULL, value);
 
-          json_object_set_member (object, name, merged);
+          /* json_object_set_member() ignores (and does not consume) the
+           * node that is already there. */
+          if (merged == old)
+            json_node_unref (merged);
+          else
+            json_object_set_member (object, name, merged);
         }
     }
   return target;
