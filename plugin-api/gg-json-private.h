@@ -24,6 +24,9 @@ void      gg_json_append             (GString  *out,
 void      gg_json_append_string      (GString    *out,
                                       const char *str);
 
+/* A hash function matching gg_json_equal(), for GHashTable. */
+guint     gg_json_hash               (JsonNode *node);
+
 /* Numeric helpers for values holding gint64 or gdouble. */
 gboolean  gg_json_node_is_number     (JsonNode *node);
 gboolean  gg_json_node_is_integral   (JsonNode *node);

@@ -924,6 +924,64 @@ gg_json_equal (JsonNode *a,
     }
 }
 
+/* A hash consistent with gg_json_equal(): numbers hash by their value as
+ * a double (so 1 and 1.0 collide, as they must), objects independently
+ * of member order. */
+guint
+gg_json_hash (JsonNode *node)
+{
+  switch (json_node_get_node_type (node))
+    {
+    case JSON_NODE_OBJECT:
+      {
+        JsonObjectIter iter;
+        const char *name;
+        JsonNode *member;
+        guint h = 0x9e3779b9u;
+
+        json_object_iter_init (&iter, json_node_get_object (node));
+        while (json_object_iter_next (&iter, &name, &member))
+          h += g_str_hash (name) * 31u ^ gg_json_hash (member);
+        return h;
+      }
+
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *array = json_node_get_array (node);
+        guint n = json_array_get_length (array);
+        guint h = 0x85ebca6bu + n;
+
+        for (guint i = 0; i < n; i++)
+          h = h * 33u ^ gg_json_hash (json_array_get_element (array, i));
+        return h;
+      }
+
+    case JSON_NODE_VALUE:
+      switch (json_node_get_value_type (node))
+        {
+        case G_TYPE_INT64:
+        case G_TYPE_DOUBLE:
+          {
+            double d = json_node_get_value_type (node) == G_TYPE_INT64
+                         ? (double) json_node_get_int (node) : json_node_get_double (node);
+            if (d == 0)
+              d = 0;  /* -0.0 equals 0 */
+            return g_double_hash (&d);
+          }
+        case G_TYPE_STRING:
+          return json_node_get_string (node) != NULL ? g_str_hash (json_node_get_string (node)) : 1;
+        case G_TYPE_BOOLEAN:
+          return json_node_get_boolean (node) ? 3 : 2;
+        default:
+          return 4;
+        }
+
+    case JSON_NODE_NULL:
+    default:
+      return 5;
+    }
+}
+
 JsonNode *
 gg_json_node_take_object (JsonObject *object)
 {

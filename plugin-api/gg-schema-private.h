@@ -27,7 +27,7 @@ struct _GgSchema {
  * schema counts as looping, and overall nesting / work per validation. */
 #define GG_SCHEMA_MAX_REF_CHAIN   64
 #define GG_SCHEMA_MAX_DEPTH       512
-#define GG_SCHEMA_MAX_EVALUATIONS 4000000
+#define GG_SCHEMA_MAX_EVALUATIONS 1000000
 
 /* Sets an error carrying instance path @path (may be NULL) and schema
  * path @schema_path. */

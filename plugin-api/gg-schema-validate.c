@@ -309,11 +309,20 @@ check_array (Validator  *v,
   node = json_object_get_member (schema, "uniqueItems");
   if (node != NULL && json_node_get_boolean (node))
     {
+      /* Hashing keeps hostile arrays linear, not quadratic. */
+      g_autoptr(GHashTable) seen = g_hash_table_new ((GHashFunc) gg_json_hash,
+                                                     (GEqualFunc) gg_json_equal);
+
       for (guint i = 0; i < n; i++)
-        for (guint j = i + 1; j < n; j++)
-          if (gg_json_equal (json_array_get_element (array, i), json_array_get_element (array, j)))
+        {
+          JsonNode *element = json_array_get_element (array, i);
+          gpointer first;
+
+          if (g_hash_table_lookup_extended (seen, element, NULL, &first))
             return fail (v, "uniqueItems", "must not contain duplicates (items %u and %u are equal)",
-                         i, j);
+                         GPOINTER_TO_UINT (first), i);
+          g_hash_table_insert (seen, element, GUINT_TO_POINTER (i));
+        }
     }
 
   /* prefixItems (2020-12) or the array form of items (draft 7) check the

@@ -321,6 +321,7 @@ test_formats (void)
     "1963-06-19T08:30:06.283185Z", "1963-06-19T08:30:06Z", "1963-06-19t08:30:06z",
     "1937-01-01T12:00:27.87+00:20", "1990-12-31T15:59:50.123-08:00", "2000-02-29T00:00:00Z",
     "1998-12-31T23:59:60Z", "1998-12-31T15:59:60.123-08:00",
+    "1985-04-12T00:59:59.999999999999999Z",
   };
   static const char *const bad_dt[] = {
     "1990-02-31T15:59:59.123-08:00", "1990-12-31T15:59:59-24:00", "06/19/1963 08:30:06 PST",
@@ -328,16 +329,20 @@ test_formats (void)
     "1900-02-29T00:00:00Z", "1998-12-31T23:58:60Z", "1998-12-31T22:59:60Z",
     "1963-06-19T08:30:06.Z", "1963-06-19T24:00:00Z", "1963-13-19T08:30:06Z",
     "1963-06-19T08:30:06+01", "1963-06-19T08:30:06Z ", "1963-06-1\xe0\xa7\xaaT00:00:00Z",
-    "",
+    "1963-06-11T0\xe0\xa7\xaa:00:00Z", "1963-06-19T08:30:06.28123+01:00Z", "1990-12-31T15:60:00Z",
+    "1990-12-31T10:00:00+10:60", "1963-6-19T08:30:06.283185Z", "1963-06-1T08:30:06.283185Z",
+    "+11963-06-19T08:30:06.283185Z", "1998-12-31T23:59:61Z", "",
   };
   static const char *const good_uuid[] = {
     "2eb8aa08-aa98-11ea-b4aa-73b441d16380", "2EB8AA08-AA98-11EA-B4AA-73B441D16380",
-    "00000000-0000-0000-0000-000000000000",
+    "00000000-0000-0000-0000-000000000000", "2eb8aa08-AA98-11ea-B4Aa-73B441D16380",
+    "99c17cbb-656f-f64a-940f-1a4568f03487",
   };
   static const char *const bad_uuid[] = {
     "2eb8aa08-aa98-11ea-b4aa-73b441d1638", "2eb8aa08aa9811eab4aa73b441d16380",
     "2eb8aa08-aa98-11ea-b4aa-73b441d1638g", "{2eb8aa08-aa98-11ea-b4aa-73b441d16380}",
-    "2eb8-aa08-aa98-11ea-b4aa73b441d16380", "",
+    "2eb8-aa08-aa98-11ea-b4aa73b441d16380", "2eb8aa08-aa98-11ea-b4ga-73b441d16380",
+    "urn:uuid:2eb8aa08-aa98-11ea-b4aa-73b441d16380", "2eb8aa0-8aa98-11e-ab4aa7-3b441d16380", "",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (good_dt); i++)
@@ -477,6 +482,23 @@ test_hostile (void)
     schema = gg_schema_new (root, &error);
     g_assert_null (schema);
     g_assert_error (error, GG_SCHEMA_ERROR, GG_SCHEMA_ERROR_INVALID_SCHEMA);
+  }
+
+  /* uniqueItems stays linear on long arrays. */
+  {
+    g_autoptr(GgSchema) s = compile_ok ("{\"uniqueItems\":true}");
+    g_autoptr(GString) big = g_string_new ("[");
+    g_autoptr(GTimer) timer = g_timer_new ();
+
+    for (guint i = 0; i < 100000; i++)
+      g_string_append_printf (big, "%s%u", i > 0 ? "," : "", i);
+    g_string_append (big, ",[1],{\"a\":[2]},\"1\",9007199254740993,9007199254740992.0]");
+    assert_valid (s, big->str);
+    g_string_truncate (big, big->len - 1);
+    g_string_append (big, ",{\"a\":[2.0]}]");
+    assert_invalid (s, big->str, "#: must not contain duplicates (items 100001 and 100005 are equal)",
+                    NULL, NULL);
+    g_test_message ("uniqueItems on 100,000 items: %.3f s", g_timer_elapsed (timer, NULL));
   }
 
   /* Catastrophic backtracking is bounded by PCRE's match limit. */
