@@ -362,6 +362,14 @@ test_speed (void)
     }
   g_test_message ("gg_json_to_string: %.1f MB/s",
                   doc->len * rounds / g_timer_elapsed (timer, NULL) / 1e6);
+
+  g_timer_start (timer);
+  for (guint i = 0; i < rounds / 10; i++)
+    {
+      g_autoptr(JsonNode) again = parse_ok (doc->str);
+    }
+  g_test_message ("gg_json_parse: %.1f MB/s",
+                  doc->len * (rounds / 10) / g_timer_elapsed (timer, NULL) / 1e6);
 }
 
 int
