@@ -57,8 +57,8 @@ append_escaped (GString    *out,
 }
 
 void
-gg_json_append_string (GString    *out,
-                       const char *str)
+_gg_json_append_string (GString    *out,
+                        const char *str)
 {
   if (G_UNLIKELY (!g_utf8_validate (str, -1, NULL)))
     {
@@ -115,8 +115,8 @@ append_double (GString *out,
 }
 
 void
-gg_json_append (GString  *out,
-                JsonNode *node)
+_gg_json_append (GString  *out,
+                 JsonNode *node)
 {
   switch (json_node_get_node_type (node))
     {
@@ -134,9 +134,9 @@ gg_json_append (GString  *out,
             if (!first)
               g_string_append_c (out, ',');
             first = FALSE;
-            gg_json_append_string (out, name);
+            _gg_json_append_string (out, name);
             g_string_append_c (out, ':');
-            gg_json_append (out, member);
+            _gg_json_append (out, member);
           }
         g_string_append_c (out, '}');
       }
@@ -152,7 +152,7 @@ gg_json_append (GString  *out,
           {
             if (i > 0)
               g_string_append_c (out, ',');
-            gg_json_append (out, json_array_get_element (array, i));
+            _gg_json_append (out, json_array_get_element (array, i));
           }
         g_string_append_c (out, ']');
       }
@@ -177,7 +177,7 @@ gg_json_append (GString  *out,
           {
             const char *str = json_node_get_string (node);
             if (str != NULL)
-              gg_json_append_string (out, str);
+              _gg_json_append_string (out, str);
             else
               g_string_append_len (out, "null", 4);
           }
@@ -216,7 +216,7 @@ gg_json_to_string (JsonNode *node)
   g_return_val_if_fail (node != NULL, NULL);
 
   out = g_string_sized_new (64);
-  gg_json_append (out, node);
+  _gg_json_append (out, node);
   return g_string_free (out, FALSE);
 }
 
@@ -240,7 +240,7 @@ gg_json_object_to_string (JsonObject *object)
 }
 
 gboolean
-gg_json_node_is_number (JsonNode *node)
+_gg_json_node_is_number (JsonNode *node)
 {
   GType t;
 
@@ -251,11 +251,11 @@ gg_json_node_is_number (JsonNode *node)
 }
 
 gboolean
-gg_json_node_is_integral (JsonNode *node)
+_gg_json_node_is_integral (JsonNode *node)
 {
   double d;
 
-  if (!gg_json_node_is_number (node))
+  if (!_gg_json_node_is_number (node))
     return FALSE;
   if (json_node_get_value_type (node) == G_TYPE_INT64)
     return TRUE;
@@ -267,8 +267,8 @@ gg_json_node_is_integral (JsonNode *node)
  * gdouble. Returns <0, 0, >0. NaN compares equal to nothing and sorts
  * high, which never happens for parsed JSON. */
 int
-gg_json_number_compare (JsonNode *a,
-                        JsonNode *b)
+_gg_json_number_compare (JsonNode *a,
+                         JsonNode *b)
 {
   gboolean ai = json_node_get_value_type (a) == G_TYPE_INT64;
   gboolean bi = json_node_get_value_type (b) == G_TYPE_INT64;
@@ -384,8 +384,8 @@ gg_json_equal (JsonNode *a,
 
     case JSON_NODE_VALUE:
     default:
-      if (gg_json_node_is_number (a) && gg_json_node_is_number (b))
-        return gg_json_number_compare (a, b) == 0;
+      if (_gg_json_node_is_number (a) && _gg_json_node_is_number (b))
+        return _gg_json_number_compare (a, b) == 0;
       if (json_node_get_value_type (a) != json_node_get_value_type (b))
         return FALSE;
       if (json_node_get_value_type (a) == G_TYPE_BOOLEAN)
@@ -400,7 +400,7 @@ gg_json_equal (JsonNode *a,
  * a double (so 1 and 1.0 collide, as they must), objects independently
  * of member order. */
 guint
-gg_json_hash (JsonNode *node)
+_gg_json_hash (JsonNode *node)
 {
   switch (json_node_get_node_type (node))
     {
@@ -413,7 +413,7 @@ gg_json_hash (JsonNode *node)
 
         json_object_iter_init (&iter, json_node_get_object (node));
         while (json_object_iter_next (&iter, &name, &member))
-          h += g_str_hash (name) * 31u ^ gg_json_hash (member);
+          h += g_str_hash (name) * 31u ^ _gg_json_hash (member);
         return h;
       }
 
@@ -424,7 +424,7 @@ gg_json_hash (JsonNode *node)
         guint h = 0x85ebca6bu + n;
 
         for (guint i = 0; i < n; i++)
-          h = h * 33u ^ gg_json_hash (json_array_get_element (array, i));
+          h = h * 33u ^ _gg_json_hash (json_array_get_element (array, i));
         return h;
       }
 
@@ -455,7 +455,7 @@ gg_json_hash (JsonNode *node)
 }
 
 JsonNode *
-gg_json_node_take_object (JsonObject *object)
+_gg_json_node_take_object (JsonObject *object)
 {
   JsonNode *node = json_node_init (json_node_alloc (), JSON_NODE_OBJECT);
   json_node_take_object (node, object);
@@ -463,7 +463,7 @@ gg_json_node_take_object (JsonObject *object)
 }
 
 JsonNode *
-gg_json_node_take_array (JsonArray *array)
+_gg_json_node_take_array (JsonArray *array)
 {
   JsonNode *node = json_node_init (json_node_alloc (), JSON_NODE_ARRAY);
   json_node_take_array (node, array);
@@ -471,7 +471,7 @@ gg_json_node_take_array (JsonArray *array)
 }
 
 JsonNode *
-gg_json_deep_copy (JsonNode *node)
+_gg_json_deep_copy (JsonNode *node)
 {
   switch (json_node_get_node_type (node))
     {
@@ -484,8 +484,8 @@ gg_json_deep_copy (JsonNode *node)
 
         json_object_iter_init_ordered (&iter, json_node_get_object (node));
         while (json_object_iter_next_ordered (&iter, &name, &member))
-          json_object_set_member (copy, name, gg_json_deep_copy (member));
-        return gg_json_node_take_object (copy);
+          json_object_set_member (copy, name, _gg_json_deep_copy (member));
+        return _gg_json_node_take_object (copy);
       }
 
     case JSON_NODE_ARRAY:
@@ -495,8 +495,8 @@ gg_json_deep_copy (JsonNode *node)
         JsonArray *copy = json_array_sized_new (n);
 
         for (guint i = 0; i < n; i++)
-          json_array_add_element (copy, gg_json_deep_copy (json_array_get_element (array, i)));
-        return gg_json_node_take_array (copy);
+          json_array_add_element (copy, _gg_json_deep_copy (json_array_get_element (array, i)));
+        return _gg_json_node_take_array (copy);
       }
 
     case JSON_NODE_VALUE:

@@ -19,13 +19,13 @@ merge (JsonNode *target,
   if (!JSON_NODE_HOLDS_OBJECT (patch))
     {
       g_clear_pointer (&target, json_node_unref);
-      return gg_json_deep_copy (patch);
+      return _gg_json_deep_copy (patch);
     }
 
   if (target == NULL || !JSON_NODE_HOLDS_OBJECT (target))
     {
       g_clear_pointer (&target, json_node_unref);
-      target = gg_json_node_take_object (json_object_new ());
+      target = _gg_json_node_take_object (json_object_new ());
     }
   object = json_node_get_object (target);
 
@@ -73,5 +73,5 @@ gg_json_merge_patch (JsonNode *target,
 {
   g_return_val_if_fail (patch != NULL, NULL);
 
-  return merge (target != NULL ? gg_json_deep_copy (target) : NULL, patch);
+  return merge (target != NULL ? _gg_json_deep_copy (target) : NULL, patch);
 }

@@ -8,6 +8,9 @@
 
 G_BEGIN_DECLS
 
+/* Library-internal: the leading underscore keeps these out of
+ * tests/tools/api-symbols.py and so out of the exported map. */
+
 /* A $ref resolved at compile time. */
 typedef struct {
   JsonNode *target;   /* inside the schema root */
@@ -31,17 +34,17 @@ struct _GgSchema {
 
 /* Sets an error carrying instance path @path (may be NULL) and schema
  * path @schema_path. */
-void     gg_schema_set_error        (GError    **error,
-                                     gint        code,
-                                     const char *path,
-                                     const char *schema_path,
-                                     const char *message);
+void     _gg_schema_set_error (GError    **error,
+                               gint        code,
+                               const char *path,
+                               const char *schema_path,
+                               const char *message);
 
 /* Appends "/token" to a JSON pointer, escaping '~' and '/'. */
-void     gg_schema_pointer_append   (GString    *pointer,
-                                     const char *token);
+void     _gg_schema_pointer_append (GString    *pointer,
+                                    const char *token);
 
-gboolean gg_schema_format_check     (const char *format,
-                                     const char *value);
+gboolean _gg_schema_format_check (const char *format,
+                                  const char *value);
 
 G_END_DECLS

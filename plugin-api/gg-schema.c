@@ -42,11 +42,11 @@ G_DEFINE_EXTENDED_ERROR (GgSchemaError, gg_schema_error)
 G_DEFINE_FINAL_TYPE (GgSchema, gg_schema, G_TYPE_OBJECT)
 
 void
-gg_schema_set_error (GError    **error,
-                     gint        code,
-                     const char *path,
-                     const char *schema_path,
-                     const char *message)
+_gg_schema_set_error (GError    **error,
+                      gint        code,
+                      const char *path,
+                      const char *schema_path,
+                      const char *message)
 {
   GError *e;
   GgSchemaErrorPrivate *priv;
@@ -102,8 +102,8 @@ gg_schema_error_get_schema_path (const GError *error)
 }
 
 void
-gg_schema_pointer_append (GString    *pointer,
-                          const char *token)
+_gg_schema_pointer_append (GString    *pointer,
+                           const char *token)
 {
   g_string_append_c (pointer, '/');
   for (const char *p = token; *p != '\0'; p++)
@@ -182,7 +182,7 @@ schema_error (GError    **error,
   what = g_strdup_vprintf (format, args);
   va_end (args);
   message = g_strdup_printf ("invalid schema at %s: %s", where, what);
-  gg_schema_set_error (error, GG_SCHEMA_ERROR_INVALID_SCHEMA, NULL, where, message);
+  _gg_schema_set_error (error, GG_SCHEMA_ERROR_INVALID_SCHEMA, NULL, where, message);
   return FALSE;
 }
 
@@ -224,9 +224,9 @@ compile_child (Compiler   *c,
   gsize len = spath->len;
   gboolean ok;
 
-  gg_schema_pointer_append (spath, token);
+  _gg_schema_pointer_append (spath, token);
   if (token2 != NULL)
-    gg_schema_pointer_append (spath, token2);
+    _gg_schema_pointer_append (spath, token2);
   ok = compile_node (c, node, spath, depth + 1, error);
   g_string_truncate (spath, len);
   return ok;
@@ -258,7 +258,7 @@ compile_regex (Compiler   *c,
   if (regex == NULL)
     {
       gsize len = spath->len;
-      gg_schema_pointer_append (spath, keyword);
+      _gg_schema_pointer_append (spath, keyword);
       schema_error (error, spath, "invalid regular expression: %s", local_error->message);
       g_string_truncate (spath, len);
       return FALSE;
@@ -288,7 +288,7 @@ compile_schema_map (Compiler   *c,
           gsize len = spath->len;
           gboolean ok;
 
-          gg_schema_pointer_append (spath, keyword);
+          _gg_schema_pointer_append (spath, keyword);
           ok = compile_regex (c, name, spath, name, error);
           g_string_truncate (spath, len);
           if (!ok)
@@ -372,7 +372,7 @@ resolve_ref (GgSchema   *self,
           *why = "it points to nothing";
           return NULL;
         }
-      gg_schema_pointer_append (pointer, tok);
+      _gg_schema_pointer_append (pointer, tok);
     }
 
   if (!is_schema (node))
@@ -389,7 +389,7 @@ resolve_ref (GgSchema   *self,
 static gboolean
 is_count (JsonNode *node)
 {
-  if (!gg_json_node_is_integral (node))
+  if (!_gg_json_node_is_integral (node))
     return FALSE;
   if (json_node_get_value_type (node) == G_TYPE_INT64)
     return json_node_get_int (node) >= 0;
@@ -530,12 +530,12 @@ compile_keyword (Compiler   *c,
   else if (IS ("minimum") || IS ("maximum") || IS ("exclusiveMinimum") ||
            IS ("exclusiveMaximum"))
     {
-      if (!gg_json_node_is_number (value))
+      if (!_gg_json_node_is_number (value))
         what = "must be a number";
     }
   else if (IS ("multipleOf"))
     {
-      if (!gg_json_node_is_number (value) ||
+      if (!_gg_json_node_is_number (value) ||
           (json_node_get_value_type (value) == G_TYPE_INT64 ? json_node_get_int (value) <= 0
                                                             : !(json_node_get_double (value) > 0)))
         what = "must be a number greater than 0";
@@ -563,7 +563,7 @@ compile_keyword (Compiler   *c,
           resolved = resolve_ref (c->self, ref, &why);
           if (resolved == NULL)
             {
-              gg_schema_pointer_append (spath, kw);
+              _gg_schema_pointer_append (spath, kw);
               schema_error (error, spath, "cannot resolve \"%s\": %s", ref, why);
               g_string_truncate (spath, len);
               return FALSE;
@@ -576,7 +576,7 @@ compile_keyword (Compiler   *c,
 
   if (what != NULL)
     {
-      gg_schema_pointer_append (spath, kw);
+      _gg_schema_pointer_append (spath, kw);
       schema_error (error, spath, "%s: %s", kw, what);
       g_string_truncate (spath, len);
       return FALSE;
@@ -643,7 +643,7 @@ gg_schema_new (JsonNode *schema,
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   self = g_object_new (GG_TYPE_SCHEMA, NULL);
-  self->root = gg_json_deep_copy (schema);
+  self->root = _gg_json_deep_copy (schema);
   json_node_seal (self->root);
 
   if (JSON_NODE_HOLDS_OBJECT (self->root))
