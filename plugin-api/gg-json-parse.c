@@ -15,6 +15,8 @@
 
 #include "gg-json-private.h"
 
+#define MAX_DEPTH_LIMIT 4096
+
 typedef struct {
   const char *data;
   gsize       length;
@@ -447,7 +449,8 @@ scan_document (Scanner *s,
  * @data: the JSON text
  * @length: its length in bytes, or -1 if NUL-terminated
  * @max_depth: the deepest nesting of arrays and objects accepted (a scalar
- *   is depth 0, `[]` depth 1); 0 selects %GG_JSON_DEFAULT_MAX_DEPTH
+ *   is depth 0, `[]` depth 1); 0 selects %GG_JSON_DEFAULT_MAX_DEPTH, and
+ *   anything above 4096 counts as 4096
  * @error: return location for a %GG_JSON_ERROR
  *
  * Parses one JSON value strictly by RFC 8259: valid UTF-8 only, no
@@ -480,6 +483,8 @@ gg_json_parse (const char *data,
     length = (gssize) strlen (data);
   if (max_depth == 0)
     max_depth = GG_JSON_DEFAULT_MAX_DEPTH;
+  /* json-glib and the helpers here recurse once per level. */
+  max_depth = MIN (max_depth, MAX_DEPTH_LIMIT);
 
   s.data = data != NULL ? data : "";
   s.length = (gsize) length;

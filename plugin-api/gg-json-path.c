@@ -262,8 +262,8 @@ replace_element (JsonNode *array_node,
  * Errors: %GG_JSON_ERROR_BAD_PATH; %GG_JSON_ERROR_NOT_CONTAINER naming the
  * scalar or null the path would go through (nothing is replaced);
  * %GG_JSON_ERROR_NOT_FOUND for an index past the end or a non-index
- * segment on an array. On error @root is unchanged, except for members
- * created on the way.
+ * segment on an array. On error @root is unchanged (creation only starts
+ * once the rest of the path is known to be new, so it cannot fail).
  *
  * Returns: %TRUE on success
  */

@@ -419,6 +419,8 @@ compile_keyword (Compiler   *c,
       else if (JSON_NODE_HOLDS_ARRAY (value))
         {
           JsonArray *types = json_node_get_array (value);
+          if (json_array_get_length (types) == 0)
+            what = "must not be empty";
           for (guint i = 0; i < json_array_get_length (types) && what == NULL; i++)
             {
               JsonNode *t = json_array_get_element (types, i);
@@ -621,7 +623,18 @@ compile_node (Compiler *c,
  *
  * Compiles @schema: checks every keyword the validator understands
  * (types, regular expressions, counts, subschemas), resolves every local
- * `$ref` and compiles the patterns. Unknown keywords are ignored. A
+ * `$ref` and compiles the patterns. Understood: type, enum, const,
+ * properties, required, additionalProperties, patternProperties,
+ * propertyNames, min/maxProperties, dependencies, dependentRequired,
+ * dependentSchemas, items (schema and draft-7 array form),
+ * prefixItems, additionalItems, contains, min/maxItems, uniqueItems,
+ * minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf,
+ * minLength, maxLength (in code points), pattern (GRegex, unanchored,
+ * '$' only at the end), format (date-time, date, time, uuid asserted;
+ * others ignored), allOf, anyOf, oneOf, not, if/then/else, $defs,
+ * definitions and local `$ref` ("#", "#/$defs/x", JSON pointers with ~0,
+ * ~1 and %-escapes). Other keywords ($id, $anchor, $dynamicRef,
+ * unevaluated*, ...) are ignored; a `$ref` that is not local is refused. A
  * `$schema` naming draft-04 to draft-07 selects draft-7 `$ref` semantics
  * (siblings of `$ref` are ignored); otherwise 2020-12 semantics apply.
  * The schema is copied; later changes to @schema have no effect.

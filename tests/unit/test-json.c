@@ -189,6 +189,17 @@ test_parse_depth (void)
   g_assert_error (error, GG_JSON_ERROR, GG_JSON_ERROR_TOO_DEEP);
   g_clear_error (&error);
 
+  /* Huge limits are clamped: json-glib recurses. */
+  g_string_assign (deep, "");
+  for (guint i = 0; i < 5000; i++)
+    g_string_append_c (deep, '[');
+  for (guint i = 0; i < 5000; i++)
+    g_string_append_c (deep, ']');
+  node = gg_json_parse (deep->str, -1, G_MAXUINT, &error);
+  g_assert_null (node);
+  g_assert_error (error, GG_JSON_ERROR, GG_JSON_ERROR_TOO_DEEP);
+  g_clear_error (&error);
+
   /* Brackets inside strings do not count. */
   g_clear_pointer (&ok, json_node_unref);
   ok = gg_json_parse ("[\"[[[[[[[[[[{{{{{{{{\"]", -1, 1, &error);

@@ -59,6 +59,7 @@ test_invalid_schemas (void)
   assert_bad_schema ("{\"type\":\"str\"}", "#/type", "unknown type");
   assert_bad_schema ("{\"type\":[\"string\",\"nope\"]}", "#/type", "unknown type");
   assert_bad_schema ("{\"type\":5}", "#/type", NULL);
+  assert_bad_schema ("{\"type\":[]}", "#/type", "must not be empty");
   assert_bad_schema ("{\"properties\":[]}", "#/properties", "must be an object");
   assert_bad_schema ("{\"properties\":{\"a\":5}}", "#/properties/a", "object or a boolean");
   assert_bad_schema ("{\"properties\":{\"a/b\":{\"type\":\"x\"}}}", "#/properties/a~1b/type", NULL);
@@ -463,6 +464,27 @@ test_hostile (void)
                               i > 0 ? "," : "", i, i + 1, i + 1);
     g_string_append (s, ",\"d40\":false},\"$ref\":\"#/$defs/d0\"}");
     assert_limit_hit (s->str, "1");
+  }
+
+  /* Recursion that consumes input but goes deeper than the validator
+   * allows ends with an error too. */
+  {
+    g_autoptr(GgSchema) s = compile_ok (
+      "{\"$defs\":{\"n\":{\"properties\":{\"a\":{\"$ref\":\"#/$defs/n\"}}}},\"$ref\":\"#/$defs/n\"}");
+    g_autoptr(GString) deep = g_string_new (NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(JsonNode) node = NULL;
+
+    for (guint i = 0; i < 2000; i++)
+      g_string_append (deep, "{\"a\":");
+    g_string_append (deep, "1");
+    for (guint i = 0; i < 2000; i++)
+      g_string_append_c (deep, '}');
+    node = gg_json_parse (deep->str, -1, 4096, &error);
+    g_assert_no_error (error);
+    g_assert_false (gg_schema_validate (s, node, &error));
+    g_assert_error (error, GG_SCHEMA_ERROR, GG_SCHEMA_ERROR_INVALID_SCHEMA);
+    g_assert_nonnull (strstr (error->message, "nested too deeply"));
   }
 
   /* A schema nested deeper than the validator allows is refused. */
