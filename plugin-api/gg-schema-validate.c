@@ -229,6 +229,15 @@ check_string (Validator  *v,
   const char *str = json_node_get_string (instance);
   JsonNode *node;
 
+  if (!json_object_has_member (schema, "minLength") &&
+      !json_object_has_member (schema, "maxLength") &&
+      !json_object_has_member (schema, "pattern") && !json_object_has_member (schema, "format"))
+    return TRUE;
+  /* Parsed documents are always valid UTF-8; hand-built ones might not be,
+   * and neither GRegex nor code point counting may see that. */
+  if (str == NULL || !g_utf8_validate (str, -1, NULL))
+    return fail (v, NULL, "must be a valid UTF-8 string");
+
   node = json_object_get_member (schema, "minLength");
   if (node != NULL || json_object_has_member (schema, "maxLength"))
     {

@@ -295,7 +295,8 @@ main (int   argc,
 
   ret = g_test_run ();
 
-  g_test_message ("json-schema-test-suite: %u files, %u groups", total_files, total_groups);
+  g_test_message ("json-schema-test-suite: %u files, %u groups, %u passed, %u failed, %u skipped",
+                  total_files, total_groups, total_passed, total_failed, total_skipped);
   g_print ("json-schema-test-suite: %u passed, %u failed, %u skipped\n",
            total_passed, total_failed, total_skipped);
   return ret;

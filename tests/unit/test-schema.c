@@ -523,6 +523,16 @@ test_hostile (void)
     g_test_message ("uniqueItems on 100,000 items: %.3f s", g_timer_elapsed (timer, NULL));
   }
 
+  /* A hand-built instance with invalid UTF-8 gets an error, not UB. */
+  {
+    g_autoptr(GgSchema) s = compile_ok ("{\"pattern\":\"a\",\"minLength\":1}");
+    g_autoptr(JsonNode) bad = json_node_init_string (json_node_alloc (), "a\xff");
+    g_autoptr(GError) error = NULL;
+
+    g_assert_false (gg_schema_validate (s, bad, &error));
+    g_assert_error (error, GG_SCHEMA_ERROR, GG_SCHEMA_ERROR_INVALID);
+  }
+
   /* Catastrophic backtracking is bounded by PCRE's match limit. */
   {
     g_autoptr(GgSchema) s = compile_ok ("{\"pattern\":\"^(a+)+$\"}");
