@@ -39,8 +39,7 @@ model_tool (JsonObject *definition)
   JsonObject *tool = json_object_new ();
   JsonNode *member;
 
-  json_object_set_string_member (tool, "name",
-                                 json_object_get_string_member_with_default (definition, "name", ""));
+  json_object_set_string_member (tool, "name", gg_model_json_get_string (definition, "name"));
   member = json_object_get_member (definition, "description");
   if (member != NULL && JSON_NODE_HOLDS_VALUE (member))
     json_object_set_member (tool, "description", json_node_copy (member));
@@ -118,7 +117,7 @@ choose_tools (GgAgentTurn *self)
       if (!JSON_NODE_HOLDS_OBJECT (node))
         continue;
       definition = json_node_get_object (node);
-      name = json_object_get_string_member_with_default (definition, "name", NULL);
+      name = gg_model_json_get_string (definition, "name");
       /* Only the first definition of a name counts (the index holds it). */
       if (name == NULL || g_hash_table_lookup (self->tool_index, name) != definition ||
           !tool_enabled (self, name))
@@ -140,7 +139,7 @@ choose_tools (GgAgentTurn *self)
 static gboolean
 is_user_entry (JsonObject *entry)
 {
-  return g_strcmp0 (json_object_get_string_member_with_default (entry, "role", NULL), "user") == 0;
+  return g_strcmp0 (gg_model_json_get_string (entry, "role"), "user") == 0;
 }
 
 /* Tokens estimated as (bytes + 3) / 4 of what the model is shown. Hides the
@@ -559,7 +558,7 @@ make_call (GgAgentTurn *self,
            const char  *name)
 {
   JsonObject *call = json_object_new ();
-  const char *id = given != NULL ? json_object_get_string_member_with_default (given, "id", NULL) : NULL;
+  const char *id = gg_model_json_get_string (given, "id");
   JsonNode *arguments = given != NULL ? json_object_get_member (given, "arguments") : NULL;
 
   if (id != NULL && *id != '\0')
@@ -591,7 +590,7 @@ gg_agent_turn_run_round (GgAgentTurn *self,
     {
       JsonNode *node = json_array_get_element (tool_calls, i);
       JsonObject *given = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-      const char *name = given != NULL ? json_object_get_string_member_with_default (given, "name", "") : "";
+      const char *name = gg_model_json_get_string (given, "name");
       GgRoundCall *rc;
 
       if (name == NULL)

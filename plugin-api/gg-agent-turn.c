@@ -229,7 +229,7 @@ gg_agent_turn_new (GgModel             *model,
       if (!JSON_NODE_HOLDS_OBJECT (node))
         continue;
       tool = json_node_get_object (node);
-      name = json_object_get_string_member_with_default (tool, "name", NULL);
+      name = gg_model_json_get_string (tool, "name");
       if (name == NULL || *name == '\0' || g_hash_table_contains (self->tool_index, name))
         continue;
       g_hash_table_insert (self->tool_index, (gpointer) name, tool);

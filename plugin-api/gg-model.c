@@ -248,6 +248,19 @@ gg_model_request_unref (GgModelRequest *request)
 
 /* ---- GgModelReply ------------------------------------------------------ */
 
+/* A string member, or NULL when absent or of another type: for input that
+ * may be anything, where json_object_get_string_member() would be critical. */
+const char *
+gg_model_json_get_string (JsonObject *object,
+                          const char *name)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (node);
+}
+
 /* json_node_copy() shares containers; a boxed copy must not. */
 JsonNode *
 gg_model_json_deep_copy (JsonNode *node)

@@ -69,9 +69,11 @@ static gsize
 string_member_bytes (JsonObject *entry,
                      const char *name)
 {
-  const char *value = json_object_get_string_member_with_default (entry, name, NULL);
+  JsonNode *node = json_object_get_member (entry, name);
 
-  return value != NULL ? strlen (value) : 0;
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return 0;
+  return strlen (json_node_get_string (node));
 }
 
 /* What the model reads: instructions, the texts of the transcript and the

@@ -265,6 +265,18 @@ gg_scripted_step_parse (JsonNode    *node,
   return g_steal_pointer (&step);
 }
 
+/* A string member of a transcript entry; the history may hold anything. */
+static const char *
+entry_string (JsonObject *entry,
+              const char *name)
+{
+  JsonNode *node = json_object_get_member (entry, name);
+
+  if (node == NULL || !is_string (node))
+    return NULL;
+  return json_node_get_string (node);
+}
+
 /* The index of the last user entry, or -1. */
 static gint
 last_user_entry (JsonArray *transcript)
@@ -274,8 +286,7 @@ last_user_entry (JsonArray *transcript)
       JsonNode *node = json_array_get_element (transcript, i);
 
       if (JSON_NODE_HOLDS_OBJECT (node) &&
-          g_strcmp0 (json_object_get_string_member_with_default (json_node_get_object (node), "role", NULL),
-                     "user") == 0)
+          g_strcmp0 (entry_string (json_node_get_object (node), "role"), "user") == 0)
         return i;
     }
   return -1;
@@ -305,8 +316,7 @@ gg_scripted_expand_template (const char     *template_text,
   const char *p = template_text;
 
   if (user >= 0)
-    prompt = json_object_get_string_member_with_default (json_array_get_object_element (transcript, user),
-                                                         "text", "");
+    prompt = entry_string (json_array_get_object_element (transcript, user), "text");
   if (transcript != NULL)
     for (guint i = (guint) (user + 1); i < json_array_get_length (transcript); i++)
       {
@@ -316,9 +326,9 @@ gg_scripted_expand_template (const char     *template_text,
         if (!JSON_NODE_HOLDS_OBJECT (node))
           continue;
         entry = json_node_get_object (node);
-        if (g_strcmp0 (json_object_get_string_member_with_default (entry, "role", NULL), "tool") != 0)
+        if (g_strcmp0 (entry_string (entry, "role"), "tool") != 0)
           continue;
-        latest = json_object_get_string_member_with_default (entry, "output", "");
+        latest = entry_string (entry, "output");
         if (latest == NULL)
           latest = "";
         if (outputs->len > 0)
