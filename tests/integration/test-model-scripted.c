@@ -153,8 +153,6 @@ text_of (GgModel *model, const char *transcript)
 static void
 test_descriptor (void)
 {
-  g_auto(GStrv) types = NULL;
-
   g_assert_cmpstr (descriptor->name, ==, "model-scripted");
   g_assert_cmpstr (descriptor->version, ==, PACKAGE_VERSION);
   g_assert_cmpstr (descriptor->license, ==, "LGPL-2.1-or-later");
