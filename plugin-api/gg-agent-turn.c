@@ -439,12 +439,15 @@ static JsonNode *
 usage_to_node (const GgUsage *usage)
 {
   JsonObject *object = json_object_new ();
+  JsonNode *node;
 
   json_object_set_int_member (object, "inputTokens", usage->input_tokens);
   json_object_set_int_member (object, "cachedInputTokens", usage->cached_input_tokens);
   json_object_set_int_member (object, "outputTokens", usage->output_tokens);
   json_object_set_int_member (object, "totalTokens", usage->input_tokens + usage->output_tokens);
-  return json_node_init_object (json_node_alloc (), object);
+  node = json_node_init_object (json_node_alloc (), object);
+  json_object_unref (object);
+  return node;
 }
 
 /* With gg-schema built into the library the answer is checked against the
