@@ -1157,6 +1157,41 @@ test_schema (void)
   }
 }
 
+/* The library checks answers against the schema when gg-schema is built
+ * in; the weak reference lets this test say so instead of failing to link. */
+#pragma weak gg_schema_new
+
+static void
+test_schema_validation (void)
+{
+  if (gg_schema_new == NULL)
+    {
+      g_test_skip ("gg-schema is not built into this libgamegate");
+      return;
+    }
+
+  {
+    g_autoptr(TestFakeModel) model = fake_model_new ("[{\"json\":{\"choice\":5}}]");
+    run_reset ();
+    run_schema_turn (GG_MODEL (model),
+                     "{\"type\":\"object\",\"properties\":{\"choice\":{\"type\":\"string\"}},\"required\":[\"choice\"]}");
+    g_assert_error (run.error, GG_MODEL_ERROR, GG_MODEL_ERROR_GENERATION_FAILED);
+    g_assert_true (g_str_has_prefix (run.error->message, "The model's answer does not match the schema: "));
+  }
+  {
+    g_autoptr(TestFakeModel) model = fake_model_new ("[{\"json\":{\"choice\":\"a\"}}]");
+    run_reset ();
+    run_schema_turn (GG_MODEL (model), "{\"type\":\"no such type\"}");
+    g_assert_error (run.error, GG_MODEL_ERROR, GG_MODEL_ERROR_INVALID_SCHEMA);
+  }
+  {
+    g_autoptr(TestFakeModel) model = fake_model_new ("[{\"json\":{\"choice\":\"a\"}}]");
+    run_reset ();
+    run_schema_turn (GG_MODEL (model), "{\"type\":\"object\",\"properties\":{\"choice\":{\"enum\":[\"a\",\"b\"]}}}");
+    g_assert_no_error (run.error);
+  }
+}
+
 static void
 test_retries (void)
 {
@@ -1516,6 +1551,7 @@ main (int argc, char **argv)
   g_test_add_func ("/agent-turn/cancel/from-event", test_cancel_from_executor);
   g_test_add_func ("/agent-turn/cancel/after-completion", test_cancel_after_completion);
   g_test_add_func ("/agent-turn/schema", test_schema);
+  g_test_add_func ("/agent-turn/schema-validation", test_schema_validation);
   g_test_add_func ("/agent-turn/retries", test_retries);
   g_test_add_func ("/agent-turn/text-events", test_text_events);
   g_test_add_func ("/agent-turn/streaming-scripted", test_streaming_scripted);
