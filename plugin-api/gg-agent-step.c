@@ -358,7 +358,7 @@ run_attempt (GgAgentTurn *self)
 void
 gg_round_call_free (GgRoundCall *rc)
 {
-  g_clear_handle_id (&rc->timeout_id, g_source_remove);
+  gg_agent_clear_source (&rc->timeout);
   if (rc->invocation != NULL)
     gg_tool_invocation_abandon (rc->invocation, "Error: The turn was cancelled.");
   g_clear_object (&rc->invocation);
@@ -381,7 +381,7 @@ gg_agent_turn_abandon_round (GgAgentTurn *self,
       if (rc->done)
         continue;
       rc->done = TRUE;
-      g_clear_handle_id (&rc->timeout_id, g_source_remove);
+      gg_agent_clear_source (&rc->timeout);
       if (invocation != NULL)
         gg_tool_invocation_abandon (invocation, reason);
     }
@@ -431,7 +431,7 @@ complete_call (GgRoundCall *rc,
   if (rc->done)
     return;
   rc->done = TRUE;
-  g_clear_handle_id (&rc->timeout_id, g_source_remove);
+  gg_agent_clear_source (&rc->timeout);
   g_clear_object (&rc->invocation);
   if (self->state != TURN_RUNNING)
     return;
@@ -494,15 +494,15 @@ on_call_timeout (gpointer user_data)
   g_autofree char *message = NULL;
   g_autofree char *reason = NULL;
 
-  rc->timeout_id = 0;
+  gg_agent_clear_source (&rc->timeout);
   message = g_strdup_printf ("Tool '%s' timed out after %ss.",
                              json_object_get_string_member (rc->call, "name"), seconds);
   reason = g_strconcat ("Error: ", message, NULL);
-  /* The record first, then the executor learns it was abandoned: whatever
-   * the executor does on cancellation comes after the completion. */
-  complete_with_error (rc, message);
+  /* The executor learns first that nobody waits any more (oam: tool/cancel),
+   * then the model gets the error output and the turn goes on. */
   if (invocation != NULL)
     gg_tool_invocation_abandon (invocation, reason);
+  complete_with_error (rc, message);
   return G_SOURCE_REMOVE;
 }
 
@@ -541,8 +541,8 @@ start_call (GgAgentTurn *self,
   invocation = gg_tool_invocation_new (rc->call, rc->tool, on_invocation_return, rc);
   rc->invocation = g_object_ref (invocation);
   if (rc->timeout_ms > 0)
-    rc->timeout_id = g_timeout_add_full (G_PRIORITY_DEFAULT, (guint) MIN (rc->timeout_ms, G_MAXUINT),
-                                         on_call_timeout, rc, NULL);
+    rc->timeout = gg_agent_turn_attach (self, g_timeout_source_new ((guint) MIN (rc->timeout_ms, G_MAXUINT)),
+                                        on_call_timeout, rc, NULL);
   if (self->executor != NULL)
     self->executor (invocation, self->executor_data);
   else

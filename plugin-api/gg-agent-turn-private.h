@@ -27,7 +27,7 @@ typedef struct {
   GgToolInvocation *invocation;   /* while handed to the executor */
   char *model_text;               /* the output as the model sees it, once done */
   gint64 started_us;
-  guint timeout_id;
+  GSource *timeout;               /* the call's timeout, if any */
   gint64 timeout_ms;
   gboolean done;
 } GgRoundCall;
@@ -58,6 +58,7 @@ struct _GgAgentTurn {
   GDestroyNotify event_destroy;
 
   /* run state */
+  GMainContext *context;       /* where the turn's sources run */
   TurnState state;
   GTask *task;
   GCancellable *cancellable;
@@ -109,6 +110,12 @@ void      gg_agent_turn_on_delta      (const char *delta,
                                        gboolean    is_reset,
                                        gpointer    user_data);
 gsize     gg_agent_entry_bytes        (JsonObject *entry);
+GSource  *gg_agent_turn_attach        (GgAgentTurn    *self,
+                                       GSource        *source,
+                                       GSourceFunc     func,
+                                       gpointer        data,
+                                       GDestroyNotify  notify);
+void      gg_agent_clear_source       (GSource **source);
 void      gg_agent_turn_add_entry     (GgAgentTurn *self,
                                        JsonObject  *entry);
 

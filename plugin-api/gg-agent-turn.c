@@ -100,6 +100,7 @@ gg_agent_turn_finalize (GObject *object)
   GgAgentTurn *self = GG_AGENT_TURN (object);
 
   g_clear_object (&self->model);
+  g_main_context_unref (self->context);
   g_free (self->instructions);
   g_ptr_array_unref (self->history);
   g_array_unref (self->history_bytes);
@@ -136,6 +137,7 @@ static void
 gg_agent_turn_init (GgAgentTurn *self)
 {
   gg_agent_policy_init (&self->policy);
+  self->context = g_main_context_ref_thread_default ();
   self->history = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
   self->history_bytes = g_array_new (FALSE, FALSE, sizeof (gsize));
   self->tool_index = g_hash_table_new (g_str_hash, g_str_equal);
@@ -145,6 +147,29 @@ gg_agent_turn_init (GgAgentTurn *self)
   self->records = json_array_new ();
   self->shown = g_string_new (NULL);
   self->round = g_ptr_array_new_with_free_func ((GDestroyNotify) gg_round_call_free);
+}
+
+/* Attaches @source to the turn's main context; returns it (still owned by
+ * the caller). */
+GSource *
+gg_agent_turn_attach (GgAgentTurn    *self,
+                      GSource        *source,
+                      GSourceFunc     func,
+                      gpointer        data,
+                      GDestroyNotify  notify)
+{
+  g_source_set_callback (source, func, data, notify);
+  g_source_attach (source, self->context);
+  return source;
+}
+
+void
+gg_agent_clear_source (GSource **source)
+{
+  if (*source == NULL)
+    return;
+  g_source_destroy (*source);
+  g_clear_pointer (source, g_source_unref);
 }
 
 /* The size the model pays for an entry: its compact JSON. */
@@ -403,8 +428,8 @@ finish (GgAgentTurn *self)
   self->state = TURN_FINISHING;
   /* Returned from an idle: a cancellation handler or an executor may be on
    * the stack, and the caller's callback may drop the last reference. */
-  g_idle_add_full (G_PRIORITY_DEFAULT, complete_in_idle,
-                   g_object_ref (self), g_object_unref);
+  g_source_unref (gg_agent_turn_attach (self, g_idle_source_new (), complete_in_idle,
+                                       g_object_ref (self), g_object_unref));
 }
 
 /* Takes @error. Leaves nothing behind: no entries, no further events. */
@@ -580,7 +605,8 @@ start_in_idle (gpointer user_data)
  * @callback: called once the turn is over, after all its events
  * @user_data: data for @callback
  *
- * Runs the turn on the thread-default main context.
+ * Runs the turn on the thread-default main context of the thread that
+ * created it.
  */
 void
 gg_agent_turn_run_async (GgAgentTurn         *self,
@@ -625,7 +651,8 @@ gg_agent_turn_run_async (GgAgentTurn         *self,
   gg_agent_turn_add_entry (self, entry);
 
   /* Events start after run_async() returns, so the caller can set up. */
-  g_idle_add_full (G_PRIORITY_DEFAULT, start_in_idle, g_object_ref (self), g_object_unref);
+  g_source_unref (gg_agent_turn_attach (self, g_idle_source_new (), start_in_idle,
+                                       g_object_ref (self), g_object_unref));
 }
 
 /**

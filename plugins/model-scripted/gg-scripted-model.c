@@ -30,21 +30,37 @@ typedef struct {
   GgModelDeltaFunc on_delta;
   gpointer delta_data;
   GSource *cancel_source;
-  guint source_id;           /* the delay timer or the next chunk's idle */
+  GSource *source;           /* the delay timer or the next chunk's idle */
   GPtrArray *pieces;         /* the text still to stream */
   guint piece;
   char *text;                /* the answer of a text or template step */
 } StepRun;
 
 static void
+clear_source (GSource **source)
+{
+  if (*source == NULL)
+    return;
+  g_source_destroy (*source);
+  g_clear_pointer (source, g_source_unref);
+}
+
+/* Sources run where the task returns: the caller's thread-default context. */
+static GSource *
+attach (GTask       *task,
+        GSource     *source,
+        GSourceFunc  func)
+{
+  g_source_set_callback (source, func, g_object_ref (task), g_object_unref);
+  g_source_attach (source, g_task_get_context (task));
+  return source;
+}
+
+static void
 step_run_free (StepRun *run)
 {
-  g_clear_handle_id (&run->source_id, g_source_remove);
-  if (run->cancel_source != NULL)
-    {
-      g_source_destroy (run->cancel_source);
-      g_clear_pointer (&run->cancel_source, g_source_unref);
-    }
+  clear_source (&run->source);
+  clear_source (&run->cancel_source);
   g_clear_pointer (&run->request, gg_model_request_unref);
   g_clear_pointer (&run->pieces, g_ptr_array_unref);
   g_free (run->text);
@@ -109,12 +125,8 @@ finish_run (GTask        *task,
   StepRun *run = g_task_get_task_data (task);
 
   /* No source may fire after the answer. */
-  g_clear_handle_id (&run->source_id, g_source_remove);
-  if (run->cancel_source != NULL)
-    {
-      g_source_destroy (run->cancel_source);
-      g_clear_pointer (&run->cancel_source, g_source_unref);
-    }
+  clear_source (&run->source);
+  clear_source (&run->cancel_source);
   reply->usage.input_tokens = input_tokens (run->request);
   g_task_return_pointer (task, reply, (GDestroyNotify) gg_model_reply_free);
 }
@@ -137,11 +149,11 @@ on_chunk (gpointer user_data)
   StepRun *run = g_task_get_task_data (task);
   const char *piece = g_ptr_array_index (run->pieces, run->piece);
 
-  run->source_id = 0;
+  clear_source (&run->source);
   run->piece++;
   run->on_delta (piece, FALSE, run->delta_data);
   if (run->piece < run->pieces->len)
-    run->source_id = g_idle_add_full (G_PRIORITY_DEFAULT, on_chunk, g_object_ref (task), g_object_unref);
+    run->source = attach (task, g_idle_source_new (), on_chunk);
   else
     finish_text (task);
   return G_SOURCE_REMOVE;
@@ -168,7 +180,7 @@ play (GTask *task)
            * always before the step completes. */
           run->pieces = gg_scripted_split_text (run->text, step->chunks);
           run->piece = 0;
-          run->source_id = g_idle_add_full (G_PRIORITY_DEFAULT, on_chunk, g_object_ref (task), g_object_unref);
+          run->source = attach (task, g_idle_source_new (), on_chunk);
           return;
         }
       finish_text (task);
@@ -208,12 +220,8 @@ play (GTask *task)
 
     case GG_SCRIPTED_STEP_ERROR:
     default:
-      g_clear_handle_id (&run->source_id, g_source_remove);
-      if (run->cancel_source != NULL)
-        {
-          g_source_destroy (run->cancel_source);
-          g_clear_pointer (&run->cancel_source, g_source_unref);
-        }
+      clear_source (&run->source);
+      clear_source (&run->cancel_source);
       if (step->message != NULL)
         g_task_return_error (task, gg_model_error_new (step->error, NULL, "%s", step->message));
       else
@@ -229,7 +237,7 @@ on_delay_over (gpointer user_data)
   GTask *task = user_data;
   StepRun *run = g_task_get_task_data (task);
 
-  run->source_id = 0;
+  clear_source (&run->source);
   play (task);
   return G_SOURCE_REMOVE;
 }
@@ -241,11 +249,9 @@ on_cancelled (GCancellable *cancellable,
   GTask *task = user_data;
   StepRun *run = g_task_get_task_data (task);
 
-  g_clear_handle_id (&run->source_id, g_source_remove);
-  /* Destroying the source we are dispatched from is allowed; keep our
-   * reference until the task is gone. */
-  g_source_destroy (run->cancel_source);
-  g_clear_pointer (&run->cancel_source, g_source_unref);
+  clear_source (&run->source);
+  /* Destroying the source we are dispatched from is allowed. */
+  clear_source (&run->cancel_source);
   g_task_return_error (task, gg_model_error_new (GG_MODEL_ERROR_CANCELLED, NULL, "The step was cancelled"));
   return G_SOURCE_REMOVE;
 }
@@ -286,12 +292,11 @@ gg_scripted_model_step_async (GgModel             *model,
       run->cancel_source = g_cancellable_source_new (cancellable);
       g_source_set_callback (run->cancel_source, (GSourceFunc) (void (*) (void)) on_cancelled,
                              g_object_ref (task), g_object_unref);
-      g_source_attach (run->cancel_source, g_main_context_get_thread_default ());
+      g_source_attach (run->cancel_source, g_task_get_context (task));
     }
 
   if (run->step->delay_ms > 0)
-    run->source_id = g_timeout_add_full (G_PRIORITY_DEFAULT, run->step->delay_ms, on_delay_over,
-                                         g_object_ref (task), g_object_unref);
+    run->source = attach (task, g_timeout_source_new (run->step->delay_ms), on_delay_over);
   else
     play (task);
 }

@@ -1499,6 +1499,36 @@ test_hostile_model_output (void)
                    "ok:look");
 }
 
+/* A turn created under a pushed thread-default context runs entirely
+ * there: model delays, streaming idles, tool timeouts, completion. */
+static void
+test_thread_default_context (void)
+{
+  g_autoptr(GMainContext) context = g_main_context_new ();
+  g_autoptr(GgModel) model = NULL;
+  g_autoptr(GgAgentTurn) turn = NULL;
+  GgAgentPolicy policy;
+
+  g_main_context_push_thread_default (context);
+  model = scripted ("{\"type\":\"scripted\",\"steps\":[{\"toolCalls\":[{\"name\":\"a\"}],\"delayMs\":5},"
+                    "{\"template\":\"got {toolOutput}\",\"chunks\":2,\"delayMs\":5}]}");
+  gg_agent_policy_init (&policy);
+  policy.tool_timeout_ms = 10;
+  run_reset ();
+  run.exec_mode = EXEC_HOLD;
+  turn = turn_new (model, "[{\"name\":\"a\"}]", "Go", &policy);
+  gg_agent_policy_clear (&policy);
+  gg_agent_turn_set_streaming (turn, TRUE);
+  gg_agent_turn_run_async (turn, NULL, on_turn_done, NULL);
+  while (!run.done)
+    g_main_context_iteration (context, TRUE);
+  g_main_context_pop_thread_default (context);
+  g_assert_no_error (run.error);
+  g_assert_cmpstr (json_object_get_string_member (run.result, "text"), ==,
+                   "got Error: Tool 'a' timed out after 0.01s.");
+  g_assert_cmpuint (run.events->len, ==, 6);
+}
+
 static void
 test_policy (void)
 {
@@ -1558,6 +1588,7 @@ main (int argc, char **argv)
   g_test_add_func ("/agent-turn/trimming", test_trimming);
   g_test_add_func ("/agent-turn/usage-sums", test_usage_sums);
   g_test_add_func ("/agent-turn/hostile-model-output", test_hostile_model_output);
+  g_test_add_func ("/agent-turn/thread-default-context", test_thread_default_context);
 
   status = g_test_run ();
   run_reset ();
