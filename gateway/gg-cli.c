@@ -151,6 +151,7 @@ gg_cli_parse_full (const char * const *argv,
   g_auto(GStrv) args = g_strdupv ((char **) argv);
   g_autofree char *summary = commands_summary (bus);
   GOptionEntry entries[N_GLOBAL_ENTRIES];
+  GOptionGroup *main_group;
   gboolean seen_command = FALSE;
 
   /* The globals were taken in the first pass; parse them again into scratch
@@ -158,7 +159,11 @@ gg_cli_parse_full (const char * const *argv,
   fill_global_entries (entries, &again);
   g_option_context_set_help_enabled (context, FALSE);
   g_option_context_set_summary (context, summary);
-  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  main_group = g_option_group_new ("gamegate", _("Global options:"), _("Show global options"),
+                                   NULL, NULL);
+  g_option_group_add_entries (main_group, entries);
+  g_option_group_set_translation_domain (main_group, GETTEXT_PACKAGE);
+  g_option_context_set_main_group (context, main_group);
   if (frontend != NULL)
     {
       GOptionGroup *group = gg_frontend_get_option_group (frontend);
