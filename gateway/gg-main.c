@@ -166,8 +166,16 @@ warn_about_config (GgHost *host)
     {
       g_autofree char *location = NULL;
 
-      if (g_str_equal (groups[i], GATEWAY_GROUP) || is_plugin_loaded (host, groups[i]) ||
-          gg_plugin_loader_is_disabled (host->loader, groups[i]))
+      if (gg_plugin_loader_is_disabled (host->loader, groups[i]))
+        {
+          /* Settings of a disabled plugin are kept for when it comes back. */
+          g_auto(GStrv) keys = gg_config_list_keys (host->config, groups[i]);
+
+          for (guint k = 0; keys[k] != NULL; k++)
+            gg_config_has_key (host->config, groups[i], keys[k]);
+          continue;
+        }
+      if (g_str_equal (groups[i], GATEWAY_GROUP) || is_plugin_loaded (host, groups[i]))
         continue;
       location = gg_config_get_location (host->config, groups[i], NULL);
       g_warning (_("%s: [%s] names no loaded plugin"), location, groups[i]);

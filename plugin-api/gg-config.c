@@ -926,6 +926,35 @@ gg_config_list_groups (GgConfig *self)
 }
 
 /**
+ * gg_config_list_keys:
+ * @self: a #GgConfig
+ * @group: a group name
+ *
+ * Lists the keys set in @group, for plugins whose keys are not fixed names.
+ * Does not count as reading them.
+ *
+ * Returns: (transfer full): the key names, in the order first seen
+ */
+char **
+gg_config_list_keys (GgConfig   *self,
+                     const char *group)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  g_return_val_if_fail (GG_IS_CONFIG (self), NULL);
+  g_return_val_if_fail (group != NULL, NULL);
+
+  for (guint i = 0; i < self->order->len; i++)
+    {
+      GgConfigEntry *entry = g_ptr_array_index (self->order, i);
+
+      if (entry->key != NULL && g_str_equal (entry->group, group))
+        g_strv_builder_add (builder, entry->key);
+    }
+  return g_strv_builder_end (builder);
+}
+
+/**
  * gg_config_get_location:
  * @self: a #GgConfig
  * @group: a group name

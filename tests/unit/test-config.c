@@ -107,6 +107,15 @@ test_valid_syntax (void)
   g_assert_cmpuint (g_strv_length (groups), ==, 2);
   g_assert_cmpstr (groups[0], ==, "first");
   g_assert_cmpstr (groups[1], ==, "second.group");
+  {
+    g_auto(GStrv) keys = gg_config_list_keys (config, "first");
+    g_auto(GStrv) none = gg_config_list_keys (config, "nope");
+
+    g_assert_cmpuint (g_strv_length (keys), ==, 2);
+    g_assert_cmpstr (keys[0], ==, "a-key");
+    g_assert_cmpstr (keys[1], ==, "b_key");
+    g_assert_cmpuint (g_strv_length (none), ==, 0);
+  }
 
   unread = gg_config_list_unread (config);
   g_assert_cmpuint (g_strv_length (unread), ==, 0);
