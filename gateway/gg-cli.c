@@ -27,6 +27,7 @@ gg_cli_options_clear (GgCliOptions *options)
 {
   g_clear_pointer (&options->config_file, g_free);
   g_clear_pointer (&options->plugin_dirs, g_strfreev);
+  g_clear_pointer (&options->set_values, g_strfreev);
   g_clear_pointer (&options->command, g_free);
 }
 
@@ -39,6 +40,8 @@ fill_global_entries (GOptionEntry *entries,
       N_("Read the configuration from FILE"), N_("FILE") },
     { "plugin-dir", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &options->plugin_dirs,
       N_("Also search DIR for plugins (repeatable)"), N_("DIR") },
+    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &options->set_values,
+      N_("Override one configuration key (repeatable)"), N_("GROUP.KEY=VALUE") },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &options->verbose,
       N_("Print debug messages of gamegate and its plugins"), NULL },
     { "version", 0, 0, G_OPTION_ARG_NONE, &options->version,
@@ -51,7 +54,7 @@ fill_global_entries (GOptionEntry *entries,
   memcpy (entries, global, sizeof global);
 }
 
-#define N_GLOBAL_ENTRIES 6
+#define N_GLOBAL_ENTRIES 7
 
 /* The first argument that is not an option, if any. */
 static char *

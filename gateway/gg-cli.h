@@ -11,6 +11,7 @@ G_BEGIN_DECLS
 typedef struct {
   char *config_file;
   char **plugin_dirs;
+  char **set_values;  /* --set GROUP.KEY=VALUE */
   gboolean verbose;
   gboolean version;
   gboolean help;

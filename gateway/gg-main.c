@@ -72,6 +72,41 @@ load_config (GgConfig    *config,
   return gg_config_load_file (config, user_file, error);
 }
 
+/* --set GROUP.KEY=VALUE: the value as it would be written in the file. */
+static gboolean
+apply_overrides (GgConfig            *config,
+                 const char * const  *overrides,
+                 GError             **error)
+{
+  for (guint i = 0; overrides != NULL && overrides[i] != NULL; i++)
+    {
+      const char *text = overrides[i];
+      const char *eq = strchr (text, '=');
+      const char *dot = eq != NULL ? memchr (text, '.', eq - text) : NULL;
+      g_autofree char *group = NULL;
+      g_autofree char *key = NULL;
+
+      if (dot != NULL)
+        {
+          group = g_strndup (text, dot - text);
+          key = g_strndup (dot + 1, eq - (dot + 1));
+        }
+      if (group == NULL || *group == '\0' || *key == '\0' ||
+          strspn (group, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen (group) ||
+          strspn (key, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.") != strlen (key) ||
+          !g_utf8_validate (eq + 1, -1, NULL))
+        {
+          g_autofree char *shown = g_utf8_make_valid (text, MIN (strlen (text), 80));
+
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       _("Invalid --set “%s”: expected GROUP.KEY=VALUE"), shown);
+          return FALSE;
+        }
+      gg_config_set_value (config, group, key, eq + 1);
+    }
+  return TRUE;
+}
+
 /* The model type a model value names, or NULL. */
 static const char *
 spec_type (JsonNode *spec)
@@ -241,6 +276,7 @@ run (int argc, char **argv)
   host.loader = gg_plugin_loader_new (host.bus, host.config);
 
   if (!load_config (host.config, options.config_file, &error) ||
+      !apply_overrides (host.config, (const char * const *) options.set_values, &error) ||
       !apply_default_model (&host, &error))
     {
       print_error (error->message);
@@ -264,9 +300,12 @@ run (int argc, char **argv)
       frontend = gg_bus_lookup_frontend (host.bus, options.command);
       if (frontend == NULL)
         {
+          /* Whatever was typed, quote it readable and short. */
+          g_autofree char *shown = g_utf8_make_valid (options.command,
+                                                      MIN (strlen (options.command), 80));
           g_autofree char *message =
             g_strdup_printf (_("unknown command “%s”; run “%s --help” to list the commands"),
-                             options.command, g_get_prgname ());
+                             shown, g_get_prgname ());
           print_error (message);
           status = GG_EXIT_USAGE;
           goto out;

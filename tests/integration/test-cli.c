@@ -120,6 +120,14 @@ test_usage_errors (void)
     { { "--plugin-dir", GOOD_DIR, "echo", "--prefix", NULL },
       "gamegate: Missing argument for --prefix\n" },
     { { "--plugin-dir", NULL }, "gamegate: Missing argument for --plugin-dir\n" },
+    { { "--set", "no-dot=1", NULL }, "gamegate: Invalid --set “no-dot=1”: expected GROUP.KEY=VALUE\n" },
+    { { "--set", "test-echo.max-line", NULL },
+      "gamegate: Invalid --set “test-echo.max-line”: expected GROUP.KEY=VALUE\n" },
+    { { "--set", ".key=1", NULL }, "gamegate: Invalid --set “.key=1”: expected GROUP.KEY=VALUE\n" },
+    { { "--set", "Group[x].key=1", NULL },
+      "gamegate: Invalid --set “Group[x].key=1”: expected GROUP.KEY=VALUE\n" },
+    { { "--plugin-dir", GOOD_DIR, "x\xff\xfe", NULL },
+      "gamegate: unknown command “x\xef\xbf\xbd\xef\xbf\xbd”; run “gamegate --help” to list the commands\n" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -131,6 +139,43 @@ test_usage_errors (void)
       g_assert_cmpstr (out, ==, "");
       g_assert_cmpstr (err, ==, cases[i].message);
     }
+}
+
+static void
+test_oversized_arguments (void)
+{
+  g_autofree char *huge = g_strnfill (100000, 'y');
+  g_autofree char *huge_set = g_strconcat ("test-echo.", huge, "=1", NULL);
+  const char *args[] = { "--plugin-dir", GOOD_DIR, huge, NULL };
+  const char *set_args[] = { "--set", huge_set, "plugins", NULL };
+  g_autofree char *err = NULL;
+  g_autofree char *set_err = NULL;
+
+  /* Errors quote the start of what was typed, not all of it. */
+  g_assert_cmpint (gg_test_run (args, hermetic_env, NULL, NULL, &err), ==, 2);
+  g_assert_cmpuint (strlen (err), <, 200);
+  g_assert_nonnull (strstr (err, "unknown command “yyyy"));
+  g_assert_cmpint (gg_test_run (set_args, hermetic_env, NULL, NULL, &set_err), ==, 0);
+}
+
+static void
+test_set_option (void)
+{
+  const char *bad[] = { "--plugin-dir", GOOD_DIR, "echo", "--set", "test-echo.max-line=abc", NULL };
+  const char *typo[] = { "--set", "test-echo.typo=1", "--plugin-dir", GOOD_DIR, "--set", "test-echo.max-line=8",
+                         "echo", NULL };
+  g_autofree char *err = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *typo_err = NULL;
+
+  g_assert_cmpint (gg_test_run (bad, hermetic_env, NULL, NULL, &err), ==, 2);
+  g_assert_cmpstr (err, ==, "gamegate: command line: [test-echo] max-line: expected an integer between 1 "
+                            "and 4096, got “abc”\n");
+  /* max-line=8 is in effect, and the typo is reported. */
+  g_assert_cmpint (gg_test_run (typo, hermetic_env, "12345678\n123456789\n", &out, &typo_err), ==, 0);
+  g_assert_cmpstr (out, ==, "12345678\nerror: line too long\n");
+  g_assert_nonnull (strstr (typo_err, "command line: unknown key 'typo' in [test-echo]"));
+  g_assert_null (strstr (typo_err, "max-line"));
 }
 
 static void
@@ -379,6 +424,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/version", test_version);
   g_test_add_func ("/cli/help", test_help);
   g_test_add_func ("/cli/usage-errors", test_usage_errors);
+  g_test_add_func ("/cli/oversized-arguments", test_oversized_arguments);
+  g_test_add_func ("/cli/set-option", test_set_option);
   g_test_add ("/cli/bad-config", Fixture, NULL, fixture_setup, test_bad_config, fixture_teardown);
   g_test_add ("/cli/user-config", Fixture, NULL, fixture_setup, test_user_config, fixture_teardown);
   g_test_add ("/cli/config-warnings", Fixture, NULL, fixture_setup, test_config_warnings, fixture_teardown);

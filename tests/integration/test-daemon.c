@@ -275,29 +275,47 @@ test_start_failure (Fixture *f, gconstpointer data)
 }
 
 static void
-test_bad_notify_address (Fixture *f, gconstpointer data)
+check_bad_notify_address (Fixture *f, const char *address, const char *message)
 {
   g_autoptr(GError) error = NULL;
+  g_autoptr(GgTestProcess) process = NULL;
+  g_autofree char *notify_env = g_strconcat ("NOTIFY_SOCKET=", address, NULL);
   const char *args[] = { "--config", f->conf, "--plugin-dir", GOOD_DIR, NULL };
-  const char *env[] = { "GAMEGATE_PLUGIN_PATH", "NOTIFY_SOCKET=vsock:2:1234", NULL };
+  const char *env[] = { "GAMEGATE_PLUGIN_PATH", notify_env, NULL };
   gint64 deadline = g_get_monotonic_time () + gg_test_timeout_ms (10000) * (gint64) 1000;
   int status = -1;
 
   /* An address we cannot use is a warning, not a reason to fail. */
-  f->process = gg_test_process_spawn (args, env, &error);
+  process = gg_test_process_spawn (args, env, &error);
   g_assert_no_error (error);
-  while (gg_test_process_count_in_stderr (f->process, "ready") == 0 &&
+  while (gg_test_process_count_in_stderr (process, "ready with") == 0 &&
          g_get_monotonic_time () < deadline)
     {
       gboolean tick = FALSE;
 
       gg_test_wait_until (&tick, 20);
     }
-  gg_test_process_send_signal (f->process, SIGTERM);
-  g_assert_true (gg_test_process_wait (f->process, gg_test_timeout_ms (SHUTDOWN_BOUND_MS), &status));
+  gg_test_process_send_signal (process, SIGTERM);
+  g_assert_true (gg_test_process_wait (process, gg_test_timeout_ms (SHUTDOWN_BOUND_MS), &status));
   g_assert_cmpint (status, ==, 0);
-  g_assert_nonnull (strstr (gg_test_process_get_stderr (f->process),
-                            "Unsupported NOTIFY_SOCKET address “vsock:2:1234”"));
+  g_assert_nonnull (strstr (gg_test_process_get_stderr (process), message));
+}
+
+static void
+test_bad_notify_address (Fixture *f, gconstpointer data)
+{
+  g_autofree char *x = g_strnfill (200, 'x');
+  g_autofree char *long_path = g_strconcat ("/", x, NULL);
+  g_autofree char *long_message = NULL;
+  g_autofree char *gone = g_build_filename (f->dir, "gone", "notify", NULL);
+  g_autofree char *gone_message = g_strdup_printf ("Cannot notify the service manager at %s: "
+                                                   "No such file or directory", gone);
+
+  check_bad_notify_address (f, "vsock:2:1234", "Unsupported NOTIFY_SOCKET address “vsock:2:1234”");
+  check_bad_notify_address (f, "@", "Unsupported NOTIFY_SOCKET address “@”");
+  long_message = g_strdup_printf ("Unsupported NOTIFY_SOCKET address “%s”", long_path);
+  check_bad_notify_address (f, long_path, long_message);
+  check_bad_notify_address (f, gone, gone_message);
 }
 
 int

@@ -205,6 +205,16 @@ test_file (void)
   g_assert_cmpstr (error->message, ==, expected);
   g_clear_error (&error);
 
+  /* Endless or huge input is refused after reading just past the limit. */
+  g_assert_false (gg_config_load_file (config, "/dev/zero", &error));
+  g_assert_error (error, GG_CONFIG_ERROR, GG_CONFIG_ERROR_PARSE);
+  g_assert_cmpstr (error->message, ==, "/dev/zero: the file is larger than 1048576 bytes");
+  g_clear_error (&error);
+
+  g_assert_false (gg_config_load_file (config, dir, &error));
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR);
+  g_clear_error (&error);
+
   g_assert_true (gg_config_load_file (config, good, &error));
   g_assert_no_error (error);
   g_assert_cmpstr (gg_config_get_origin (config), ==, good);
@@ -413,14 +423,16 @@ test_unread (void)
   s = gg_config_get_string (config, "c", "absent", NULL);
 
   unread = gg_config_list_unread (config);
-  g_assert_cmpuint (g_strv_length (unread), ==, 2);
+  g_assert_cmpuint (g_strv_length (unread), ==, 3);
   g_assert_cmpstr (unread[0], ==, "t.conf:3: unknown key 'typo' in [a]");
   g_assert_cmpstr (unread[1], ==, "t.conf:7: unknown key 'lost' in [c]");
+  g_assert_cmpstr (unread[2], ==, "command line: unknown key 'override' in [a]");
 
   /* gg_config_get_location() is not a read; set_invalid() is. */
   g_free (gg_config_get_location (config, "a", "typo"));
   gg_config_set_invalid (config, "a", "typo", NULL, "unused");
   g_free (gg_config_get_string (config, "c", "lost", NULL));
+  g_assert_true (gg_config_has_key (config, "a", "override"));
   none = gg_config_list_unread (config);
   g_assert_cmpuint (g_strv_length (none), ==, 0);
 }
