@@ -256,6 +256,7 @@ run (int argc, char **argv)
   g_auto(GStrv) disabled = NULL;
   GgFrontend *frontend = NULL;
   GgHost host = { 0 };
+  gboolean is_builtin;
   int status;
 
   if (!gg_cli_parse_global ((const char * const *) argv, &options, &error))
@@ -294,11 +295,12 @@ run (int argc, char **argv)
       goto out;
     }
 
-  if (options.command != NULL && !options.help &&
-      g_strcmp0 (options.command, "serve") != 0 && g_strcmp0 (options.command, "plugins") != 0)
+  is_builtin = options.command == NULL || g_str_equal (options.command, "serve") ||
+               g_str_equal (options.command, "plugins");
+  if (!is_builtin)
     {
       frontend = gg_bus_lookup_frontend (host.bus, options.command);
-      if (frontend == NULL)
+      if (frontend == NULL && !options.help)
         {
           /* Whatever was typed, quote it readable and short. */
           g_autofree char *shown = g_utf8_make_valid (options.command,
@@ -311,8 +313,6 @@ run (int argc, char **argv)
           goto out;
         }
     }
-  else if (options.command != NULL)
-    frontend = gg_bus_lookup_frontend (host.bus, options.command);
 
   if (!gg_cli_parse_full ((const char * const *) argv, host.bus, frontend, &options, &help, &error))
     {
@@ -334,10 +334,10 @@ run (int argc, char **argv)
       gg_cli_print_plugins (&host);
       status = GG_EXIT_OK;
     }
-  else if (frontend != NULL)
-    status = gg_stdio_run (&host, frontend);
-  else
+  else if (is_builtin)
     status = gg_daemon_run (&host);
+  else
+    status = gg_stdio_run (&host, frontend);
 
 out:
   g_clear_object (&host.loader);

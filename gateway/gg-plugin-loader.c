@@ -20,7 +20,7 @@
 
 typedef struct {
   char *path;
-  gboolean explicit;  /* named by the user: a missing one is worth a warning */
+  gboolean warn_if_missing;  /* named by the user: a missing one is worth a warning */
 } SearchDir;
 
 struct _GgPluginLoader {
@@ -115,7 +115,7 @@ gg_plugin_loader_new (GgBus    *bus,
  * gg_plugin_loader_add_directory:
  * @self: a #GgPluginLoader
  * @directory: a directory to search
- * @explicit: whether the user named it (a missing one is then warned about)
+ * @warn_if_missing: whether the user named it (a missing one is then warned about)
  *
  * Appends @directory to the search path. Earlier directories win when two
  * modules carry the same plugin name. A directory added twice is searched once.
@@ -123,7 +123,7 @@ gg_plugin_loader_new (GgBus    *bus,
 void
 gg_plugin_loader_add_directory (GgPluginLoader *self,
                                 const char     *directory,
-                                gboolean        explicit)
+                                gboolean        warn_if_missing)
 {
   g_autofree char *canonical = NULL;
   SearchDir *dir;
@@ -140,13 +140,13 @@ gg_plugin_loader_add_directory (GgPluginLoader *self,
 
       if (g_strcmp0 (known->path, canonical) == 0)
         {
-          known->explicit |= explicit;
+          known->warn_if_missing |= warn_if_missing;
           return;
         }
     }
   dir = g_new0 (SearchDir, 1);
   dir->path = g_steal_pointer (&canonical);
-  dir->explicit = explicit;
+  dir->warn_if_missing = warn_if_missing;
   g_ptr_array_add (self->directories, dir);
 }
 
@@ -351,7 +351,7 @@ load_directory (GgPluginLoader  *self,
   dir = g_dir_open (search_dir->path, 0, &local_error);
   if (dir == NULL)
     {
-      if (search_dir->explicit)
+      if (search_dir->warn_if_missing)
         g_warning (_("Cannot search plugin directory %s: %s"),
                    search_dir->path, local_error->message);
       else

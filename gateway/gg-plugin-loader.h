@@ -23,7 +23,7 @@ GgPluginLoader *gg_plugin_loader_new            (GgBus      *bus,
                                                  GgConfig   *config);
 void            gg_plugin_loader_add_directory  (GgPluginLoader *self,
                                                  const char     *directory,
-                                                 gboolean        explicit);
+                                                 gboolean        warn_if_missing);
 void            gg_plugin_loader_set_disabled   (GgPluginLoader     *self,
                                                  const char * const *names);
 gboolean        gg_plugin_loader_load_all       (GgPluginLoader  *self,

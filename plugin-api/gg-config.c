@@ -379,17 +379,21 @@ parse_line (const char  *text,
         }
       if (*current_group == NULL)
         {
+          quoted = quote_text (key, -1);
           g_set_error (error, GG_CONFIG_ERROR, GG_CONFIG_ERROR_PARSE,
-                       _("%s:%u: key “%s” is outside of any group"), origin, line, key);
+                       _("%s:%u: key “%s” is outside of any group"), origin, line, quoted);
           return FALSE;
         }
       id = entry_id (*current_group, key);
       first = GPOINTER_TO_UINT (g_hash_table_lookup (seen, id));
       if (first != 0)
         {
+          g_autofree char *quoted_group = quote_text (*current_group, -1);
+
+          quoted = quote_text (key, -1);
           g_set_error (error, GG_CONFIG_ERROR, GG_CONFIG_ERROR_PARSE,
                        _("%s:%u: duplicate key “%s” in [%s] (first at line %u)"),
-                       origin, line, key, *current_group, first);
+                       origin, line, quoted, quoted_group, first);
           return FALSE;
         }
 
@@ -431,6 +435,10 @@ load_bytes (GgConfig    *self,
                    (guint) GG_CONFIG_MAX_FILE_SIZE);
       return FALSE;
     }
+
+  /* Some editors start UTF-8 files with a byte order mark. */
+  if (length >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0)
+    pos = 3;
 
   while (pos < length)
     {

@@ -122,6 +122,25 @@ test_valid_syntax (void)
 }
 
 static void
+test_bom (void)
+{
+  g_autoptr(GgConfig) config = gg_config_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *value = NULL;
+
+  g_assert_true (gg_config_load_data (config, "\xef\xbb\xbf[g]\nk=v\n", "bom.conf", &error));
+  g_assert_no_error (error);
+  value = gg_config_get_string (config, "g", "k", NULL);
+  g_assert_cmpstr (value, ==, "v");
+
+  /* Only at the very start. */
+  g_assert_false (gg_config_load_data (config, "[g]\n\xef\xbb\xbfk=v\n", "bom.conf", &error));
+  g_assert_error (error, GG_CONFIG_ERROR, GG_CONFIG_ERROR_PARSE);
+  g_assert_cmpstr (error->message, ==,
+                   "bom.conf:2: invalid key name “\xef\xbb\xbfk” (use letters, digits, “-”, “_” and “.”)");
+}
+
+static void
 test_empty (void)
 {
   g_autoptr(GgConfig) config = gg_config_new ();
@@ -506,6 +525,7 @@ main (int argc, char **argv)
   g_test_add_func ("/config/syntax-errors", test_syntax_errors);
   g_test_add_func ("/config/valid-syntax", test_valid_syntax);
   g_test_add_func ("/config/empty", test_empty);
+  g_test_add_func ("/config/bom", test_bom);
   g_test_add_func ("/config/oversized", test_oversized);
   g_test_add_func ("/config/long-lines", test_long_lines);
   g_test_add_func ("/config/file", test_file);
