@@ -92,8 +92,10 @@ gg_oam_connection_dispose (GObject *object)
     }
   if (self->sessions != NULL)
     gg_oam_sessions_cancel_all (self);
+#ifdef GG_OAM_HAVE_NPC
   if (self->npcs != NULL)
     gg_oam_npcs_cancel_all (self);
+#endif
   g_clear_pointer (&self->npcs, g_hash_table_unref);
   g_clear_pointer (&self->npc_order, g_ptr_array_unref);
   g_clear_pointer (&self->sessions, g_hash_table_unref);
@@ -146,7 +148,11 @@ gg_oam_connection_init (GgOamConnection *self)
   self->session_order = g_ptr_array_new ();
   self->worlds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->world_order = g_ptr_array_new_with_free_func (g_free);
+#ifdef GG_OAM_HAVE_WORLD
   self->subscriptions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, gg_oam_subscription_free);
+#else
+  self->subscriptions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+#endif
   self->subscription_order = g_ptr_array_new_with_free_func (g_free);
   self->npcs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->npc_order = g_ptr_array_new ();
@@ -174,7 +180,9 @@ cancel_everything (GgOamConnection *self)
   gpointer key;
 
   gg_oam_sessions_cancel_all (self);
+#ifdef GG_OAM_HAVE_NPC
   gg_oam_npcs_cancel_all (self);
+#endif
   g_hash_table_iter_init (&iter, self->work);
   while (g_hash_table_iter_next (&iter, &key, NULL))
     g_cancellable_cancel (key);
@@ -214,6 +222,13 @@ on_peer_idle (GgJsonRpcPeer *peer,
   maybe_finish (user_data);
 }
 
+static gint
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  return g_strcmp0 (*(const char * const *) a, *(const char * const *) b);
+}
+
 static GgOamConnection *
 connection_new (GgBus               *bus,
                 const GgOamSettings *settings,
@@ -234,9 +249,13 @@ connection_new (GgBus               *bus,
   gg_oam_session_methods_register (self);
   gg_oam_decision_methods_register (self);
   gg_oam_content_methods_register (self);
+#ifdef GG_OAM_HAVE_WORLD
   gg_oam_world_methods_register (self);
+#endif
+#ifdef GG_OAM_HAVE_NPC
   gg_oam_npc_methods_register (self);
-  g_ptr_array_sort (self->method_names, (GCompareFunc) g_strcmp0);
+#endif
+  g_ptr_array_sort (self->method_names, compare_names);
   return self;
 }
 

@@ -5,6 +5,8 @@
  */
 #include "config.h"
 
+#include <string.h>
+
 #include "gg-oam-connection.h"
 #include "gg-oam-errors.h"
 #include "gg-oam-params.h"
@@ -288,7 +290,9 @@ method_shutdown (GgOamConnection  *conn,
    * once this answer is flushed. */
   conn->shut_down = TRUE;
   gg_oam_sessions_cancel_all (conn);
+#ifdef GG_OAM_HAVE_NPC
   gg_oam_npcs_cancel_all (conn);
+#endif
   {
     GHashTableIter iter;
     gpointer key;

@@ -290,8 +290,8 @@ decision_prepare (GgOamConnection  *conn,
       if (gg_oam_param (engine, engine_params[i]) != NULL)
         json_object_set_member (merged, engine_params[i],
                                 json_node_copy (json_object_get_member (engine, engine_params[i])));
-  json_object_iter_init (&iter, params);
-  while (json_object_iter_next (&iter, &name, &value))
+  json_object_iter_init_ordered (&iter, params);
+  while (json_object_iter_next_ordered (&iter, &name, &value))
     if (!JSON_NODE_HOLDS_NULL (value))
       json_object_set_member (merged, name, json_node_copy (value));
   gg_oam_warn_unknown (params, prefix, decide_params, warnings);
@@ -372,7 +372,14 @@ decision_prepare (GgOamConnection  *conn,
         text = persona_text (json_node_get_object (actor));
       else if (json_node_get_value_type (actor) == G_TYPE_STRING)
         {
+#ifdef GG_OAM_HAVE_NPC
           text = gg_oam_npc_describe (conn, json_node_get_string (actor), error);
+#else
+          g_propagate_error (error, gg_oam_error_new_member (GG_OAM_NPC_NOT_FOUND, "npc",
+                                                             json_node_get_string (actor),
+                                                             "NPC '%s' not found",
+                                                             json_node_get_string (actor)));
+#endif
           if (text == NULL)
             return NULL;
         }

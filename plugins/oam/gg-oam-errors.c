@@ -77,8 +77,8 @@ error_new_valist (int         code,
       const char *name;
       JsonNode *value;
 
-      json_object_iter_init (&iter, extra);
-      while (json_object_iter_next (&iter, &name, &value))
+      json_object_iter_init_ordered (&iter, extra);
+      while (json_object_iter_next_ordered (&iter, &name, &value))
         if (g_strcmp0 (name, "code") != 0)
           json_object_set_member (data, name, json_node_copy (value));
     }

@@ -202,6 +202,8 @@ complete_in_idle (gpointer user_data)
   GTask *task = user_data;
 
   g_task_return_boolean (task, TRUE);
+  /* The reference the running front end held (see run_stdio_async). */
+  g_object_unref (task);
   return G_SOURCE_REMOVE;
 }
 
@@ -282,6 +284,8 @@ frontend_run_stdio_async (GgFrontend          *frontend,
       run->cancel_id = g_cancellable_connect (cancellable, G_CALLBACK (on_stdio_cancelled), run, NULL);
     }
   gg_oam_connection_start (run->connection);
+  /* Held until the connection finished: complete_in_idle() drops it. */
+  g_steal_pointer (&task);
 }
 
 static gboolean
@@ -419,8 +423,9 @@ frontend_stop_async (GgFrontend          *frontend,
       return;
     }
   self->stop_task = g_steal_pointer (&task);
-  connections = g_ptr_array_copy (self->connections, (GCopyFunc) g_object_ref, NULL);
-  g_ptr_array_set_free_func (connections, g_object_unref);
+  connections = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < self->connections->len; i++)
+    g_ptr_array_add (connections, g_object_ref (g_ptr_array_index (self->connections, i)));
   for (guint i = 0; i < connections->len; i++)
     gg_oam_connection_shutdown (g_ptr_array_index (connections, i));
 }

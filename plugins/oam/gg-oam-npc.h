@@ -1,4 +1,4 @@
-/* gg-oam-npc.h: NPCs (npc/*): what the other method sets need of them.
+/* gg-oam-npc.h: NPCs (the npc methods): what the other method sets need of them.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

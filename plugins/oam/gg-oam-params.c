@@ -441,8 +441,8 @@ gg_oam_warn_unknown (JsonObject         *object,
 
   if (object == NULL)
     return;
-  json_object_iter_init (&iter, object);
-  while (json_object_iter_next (&iter, &name, &value))
+  json_object_iter_init_ordered (&iter, object);
+  while (json_object_iter_next_ordered (&iter, &name, &value))
     {
       if (g_strv_contains (known, name))
         continue;

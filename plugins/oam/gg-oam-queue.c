@@ -210,9 +210,9 @@ finish (GgOamOp *op)
           g_free (queue);
           return;
         }
-      op_free (op);
+      /* Start the next one before freeing this one: the op may hold the
+       * last reference to the queue's owner. */
       pump (queue);
-      return;
     }
   op_free (op);
 }

@@ -251,8 +251,8 @@ merge_all_of (Converter  *conv,
               properties = json_object_new ();
               json_object_set_object_member (out, "properties", properties);
             }
-          json_object_iter_init (&iter, json_object_get_object_member (sub_object, "properties"));
-          while (json_object_iter_next (&iter, &name, &value))
+          json_object_iter_init_ordered (&iter, json_object_get_object_member (sub_object, "properties"));
+          while (json_object_iter_next_ordered (&iter, &name, &value))
             json_object_set_member (properties, name, json_node_copy (value));
         }
       if (json_object_has_member (sub_object, "required"))
@@ -292,8 +292,8 @@ convert_properties (Converter  *conv,
       g_propagate_error (error, invalid (path, "properties", "'properties' must be an object"));
       return FALSE;
     }
-  json_object_iter_init (&iter, json_node_get_object (properties));
-  while (json_object_iter_next (&iter, &name, &value))
+  json_object_iter_init_ordered (&iter, json_node_get_object (properties));
+  while (json_object_iter_next_ordered (&iter, &name, &value))
     {
       g_autofree char *escaped = escape_pointer (name);
       g_autofree char *sub_path = g_strdup_printf ("%s/properties/%s", path, escaped);
@@ -419,8 +419,8 @@ convert_node (Converter  *conv,
       return result;
     }
 
-  json_object_iter_init (&iter, in);
-  while (json_object_iter_next (&iter, &name, &value))
+  json_object_iter_init_ordered (&iter, in);
+  while (json_object_iter_next_ordered (&iter, &name, &value))
     {
       if (g_str_equal (name, "type"))
         {

@@ -1,4 +1,4 @@
-/* gg-oam-session.c: agent sessions and the session/* methods (spec section
+/* gg-oam-session.c: agent sessions and the session methods (spec section
  * 5). Handlers validate and do the order-sensitive part at once (create the
  * session, take a place in its queue); turns, resets, compactions and
  * settings then run one after another per session, and different sessions
@@ -392,6 +392,10 @@ on_turn_event (JsonObject *event,
   gg_oam_connection_notify (data->conn, "session/event", params);
 }
 
+static const char * const result_order[] = {
+  "text", "structured", "toolCalls", "usage", "steps", NULL
+};
+
 static void
 respond_cb (GObject      *source,
             GAsyncResult *result,
@@ -425,9 +429,15 @@ respond_cb (GObject      *source,
 
   object = json_object_new ();
   json_object_set_string_member (object, "session", session->id);
-  json_object_iter_init (&iter, outcome);
-  while (json_object_iter_next (&iter, &name, &value))
-    json_object_set_member (object, name, json_node_copy (value));
+  /* The spec's member order, then anything else the turn reported. */
+  for (guint i = 0; result_order[i] != NULL; i++)
+    if (json_object_has_member (outcome, result_order[i]))
+      json_object_set_member (object, result_order[i],
+                              json_node_copy (json_object_get_member (outcome, result_order[i])));
+  json_object_iter_init_ordered (&iter, outcome);
+  while (json_object_iter_next_ordered (&iter, &name, &value))
+    if (!json_object_has_member (object, name))
+      json_object_set_member (object, name, json_node_copy (value));
   if (data->warnings->len > 0)
     json_object_set_member (object, "warnings", gg_oam_warnings_to_json (data->warnings));
   node = json_node_new (JSON_NODE_OBJECT);
@@ -921,7 +931,7 @@ session_transcript (GgOamConnection  *conn,
  * gg_oam_session_methods_register:
  * @conn: a connection
  *
- * Adds session/*.
+ * Adds the session methods.
  */
 void
 gg_oam_session_methods_register (GgOamConnection *conn)

@@ -301,8 +301,8 @@ base_params (JsonObject *context,
   const char *name;
   JsonNode *value;
 
-  json_object_iter_init (&iter, context);
-  while (json_object_iter_next (&iter, &name, &value))
+  json_object_iter_init_ordered (&iter, context);
+  while (json_object_iter_next_ordered (&iter, &name, &value))
     json_object_set_member (params, name, json_node_copy (value));
   if (request_id != NULL)
     json_object_set_member (params, "requestId", json_node_copy (request_id));

@@ -1,4 +1,4 @@
-/* gg-oam-world-methods.c: world/* (spec section 6, "World state"): the
+/* gg-oam-world-methods.c: the world methods (spec section 6, "World state"): the
  * client's world blackboards, subscriptions and world/changed. World methods
  * are synchronous and atomic; the notifications a change causes are sent
  * before its response, one per changed leaf and matching subscription.
@@ -515,7 +515,7 @@ fail:
  * gg_oam_world_methods_register:
  * @conn: a connection
  *
- * Adds world/*.
+ * Adds the world methods.
  */
 void
 gg_oam_world_methods_register (GgOamConnection *conn)
