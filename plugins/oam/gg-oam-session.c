@@ -370,6 +370,15 @@ session_create (GgOamConnection  *conn,
   g_hash_table_insert (conn->sessions, g_strdup (id), g_object_ref (session));
   g_ptr_array_add (conn->session_order, session);
 
+  if (!g_str_equal (session->model_name, "system"))
+    {
+      /* Only the system model can be unavailable: answer at once. */
+      g_autoptr(JsonNode) node = session_result (session);
+
+      json_object_set_member (json_node_get_object (node), "warnings", gg_oam_warnings_to_json (warnings));
+      gg_jsonrpc_request_return_result (request, node);
+      return;
+    }
   data = op_data_new (conn, session, request, params);
   g_ptr_array_extend_and_steal (data->warnings, g_steal_pointer (&warnings));
   push (session, request, create_run, data);
