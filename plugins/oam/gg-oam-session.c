@@ -892,7 +892,7 @@ session_list (GgOamConnection  *conn,
       JsonArray *entries = session->history;
       guint count = json_array_get_length (entries);
 
-      if (session->running_turn != NULL)
+      if (session->running_turn != NULL && gg_agent_turn_get_new_entries (session->running_turn) != NULL)
         count += json_array_get_length (gg_agent_turn_get_new_entries (session->running_turn));
       json_object_set_string_member (item, "session", session->id);
       json_object_set_string_member (item, "model", session->model_name);
