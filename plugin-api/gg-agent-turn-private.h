@@ -100,31 +100,31 @@ struct _GgAgentTurn {
 };
 
 /* gg-agent-turn.c */
-void      gg_agent_turn_emit          (GgAgentTurn *self,
+void      _gg_agent_turn_emit          (GgAgentTurn *self,
                                        JsonObject  *event);
-void      gg_agent_turn_fail          (GgAgentTurn *self,
+void      _gg_agent_turn_fail          (GgAgentTurn *self,
                                        GError      *error);
-void      gg_agent_turn_answer        (GgAgentTurn  *self,
+void      _gg_agent_turn_answer        (GgAgentTurn  *self,
                                        GgModelReply *reply);
-void      gg_agent_turn_on_delta      (const char *delta,
+void      _gg_agent_turn_on_delta      (const char *delta,
                                        gboolean    is_reset,
                                        gpointer    user_data);
-gsize     gg_agent_entry_bytes        (JsonObject *entry);
-GSource  *gg_agent_turn_attach        (GgAgentTurn    *self,
+gsize     _gg_agent_entry_bytes        (JsonObject *entry);
+GSource  *_gg_agent_turn_attach        (GgAgentTurn    *self,
                                        GSource        *source,
                                        GSourceFunc     func,
                                        gpointer        data,
                                        GDestroyNotify  notify);
-void      gg_agent_clear_source       (GSource **source);
-void      gg_agent_turn_add_entry     (GgAgentTurn *self,
+void      _gg_agent_clear_source       (GSource **source);
+void      _gg_agent_turn_add_entry     (GgAgentTurn *self,
                                        JsonObject  *entry);
 
 /* gg-agent-step.c */
-void      gg_agent_turn_start_step    (GgAgentTurn *self);
-void      gg_agent_turn_run_round     (GgAgentTurn *self,
+void      _gg_agent_turn_start_step    (GgAgentTurn *self);
+void      _gg_agent_turn_run_round     (GgAgentTurn *self,
                                        JsonArray   *tool_calls);
-void      gg_agent_turn_abandon_round (GgAgentTurn *self,
+void      _gg_agent_turn_abandon_round (GgAgentTurn *self,
                                        const char  *reason);
-void      gg_round_call_free          (GgRoundCall *rc);
+void      _gg_round_call_free          (GgRoundCall *rc);
 
 G_END_DECLS

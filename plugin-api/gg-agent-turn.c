@@ -80,7 +80,7 @@ gg_agent_turn_dispose (GObject *object)
 {
   GgAgentTurn *self = GG_AGENT_TURN (object);
 
-  gg_agent_turn_abandon_round (self, "Error: The turn was cancelled.");
+  _gg_agent_turn_abandon_round (self, "Error: The turn was cancelled.");
   if (self->cancellable != NULL && self->cancel_id != 0)
     g_cancellable_disconnect (self->cancellable, self->cancel_id);
   self->cancel_id = 0;
@@ -146,13 +146,13 @@ gg_agent_turn_init (GgAgentTurn *self)
   self->steps = json_array_new ();
   self->records = json_array_new ();
   self->shown = g_string_new (NULL);
-  self->round = g_ptr_array_new_with_free_func ((GDestroyNotify) gg_round_call_free);
+  self->round = g_ptr_array_new_with_free_func ((GDestroyNotify) _gg_round_call_free);
 }
 
 /* Attaches @source to the turn's main context; returns it (still owned by
  * the caller). */
 GSource *
-gg_agent_turn_attach (GgAgentTurn    *self,
+_gg_agent_turn_attach (GgAgentTurn    *self,
                       GSource        *source,
                       GSourceFunc     func,
                       gpointer        data,
@@ -164,7 +164,7 @@ gg_agent_turn_attach (GgAgentTurn    *self,
 }
 
 void
-gg_agent_clear_source (GSource **source)
+_gg_agent_clear_source (GSource **source)
 {
   if (*source == NULL)
     return;
@@ -174,7 +174,7 @@ gg_agent_clear_source (GSource **source)
 
 /* The size the model pays for an entry: its compact JSON. */
 gsize
-gg_agent_entry_bytes (JsonObject *entry)
+_gg_agent_entry_bytes (JsonObject *entry)
 {
   g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), entry);
   g_autoptr(JsonGenerator) generator = json_generator_new ();
@@ -218,7 +218,7 @@ gg_agent_turn_new (GgModel             *model,
   self->instructions = g_strdup (instructions);
   self->prompt = g_strdup (prompt != NULL ? prompt : "");
   if (output_schema != NULL)
-    self->output_schema = gg_model_json_deep_copy (output_schema);
+    self->output_schema = _gg_model_json_deep_copy (output_schema);
   if (policy != NULL)
     {
       gg_agent_policy_clear (&self->policy);
@@ -239,7 +239,7 @@ gg_agent_turn_new (GgModel             *model,
           if (!JSON_NODE_HOLDS_OBJECT (node))
             continue;
           g_ptr_array_add (self->history, json_object_ref (json_node_get_object (node)));
-          bytes = gg_agent_entry_bytes (json_node_get_object (node));
+          bytes = _gg_agent_entry_bytes (json_node_get_object (node));
           g_array_append_val (self->history_bytes, bytes);
         }
     }
@@ -254,7 +254,7 @@ gg_agent_turn_new (GgModel             *model,
       if (!JSON_NODE_HOLDS_OBJECT (node))
         continue;
       tool = json_node_get_object (node);
-      name = gg_model_json_get_string (tool, "name");
+      name = _gg_model_json_get_string (tool, "name");
       if (name == NULL || *name == '\0' || g_hash_table_contains (self->tool_index, name))
         continue;
       g_hash_table_insert (self->tool_index, (gpointer) name, tool);
@@ -321,7 +321,7 @@ gg_agent_turn_set_sampling (GgAgentTurn *self,
 {
   g_return_if_fail (GG_IS_AGENT_TURN (self));
   g_clear_pointer (&self->sampling, json_node_unref);
-  self->sampling = gg_model_json_deep_copy (sampling);
+  self->sampling = _gg_model_json_deep_copy (sampling);
   self->temperature = temperature;
   self->max_tokens = max_tokens > 0 ? max_tokens : 0;
 }
@@ -345,7 +345,7 @@ gg_agent_turn_set_streaming (GgAgentTurn *self,
 
 /* Takes @event. Nothing is reported once the outcome is decided. */
 void
-gg_agent_turn_emit (GgAgentTurn *self,
+_gg_agent_turn_emit (GgAgentTurn *self,
                     JsonObject  *event)
 {
   if (self->state == TURN_RUNNING && self->event_func != NULL)
@@ -370,13 +370,13 @@ emit_text (GgAgentTurn *self,
   json_object_set_string_member (event, "delta", delta);
   json_object_set_string_member (event, "text", self->shown->str);
   json_object_set_boolean_member (event, "isReset", is_reset);
-  gg_agent_turn_emit (self, event);
+  _gg_agent_turn_emit (self, event);
 }
 
 /* A delta from the model. The first delta of a step replaces text shown by
  * an earlier step or attempt, so the events always add up to the answer. */
 void
-gg_agent_turn_on_delta (const char *delta,
+_gg_agent_turn_on_delta (const char *delta,
                         gboolean    is_reset,
                         gpointer    user_data)
 {
@@ -393,10 +393,10 @@ gg_agent_turn_on_delta (const char *delta,
 }
 
 void
-gg_agent_turn_add_entry (GgAgentTurn *self,
+_gg_agent_turn_add_entry (GgAgentTurn *self,
                          JsonObject  *entry)
 {
-  self->new_bytes += gg_agent_entry_bytes (entry);
+  self->new_bytes += _gg_agent_entry_bytes (entry);
   json_array_add_object_element (self->new_entries, entry);
 }
 
@@ -428,13 +428,13 @@ finish (GgAgentTurn *self)
   self->state = TURN_FINISHING;
   /* Returned from an idle: a cancellation handler or an executor may be on
    * the stack, and the caller's callback may drop the last reference. */
-  g_source_unref (gg_agent_turn_attach (self, g_idle_source_new (), complete_in_idle,
+  g_source_unref (_gg_agent_turn_attach (self, g_idle_source_new (), complete_in_idle,
                                        g_object_ref (self), g_object_unref));
 }
 
 /* Takes @error. Leaves nothing behind: no entries, no further events. */
 void
-gg_agent_turn_fail (GgAgentTurn *self,
+_gg_agent_turn_fail (GgAgentTurn *self,
                     GError      *error)
 {
   if (self->state != TURN_RUNNING)
@@ -444,7 +444,7 @@ gg_agent_turn_fail (GgAgentTurn *self,
     }
   self->failure = error;
   self->state = TURN_FINISHING;
-  gg_agent_turn_abandon_round (self, "Error: The turn was cancelled.");
+  _gg_agent_turn_abandon_round (self, "Error: The turn was cancelled.");
   json_array_unref (self->new_entries);
   self->new_entries = json_array_new ();
   finish (self);
@@ -456,7 +456,7 @@ on_cancelled (GCancellable *cancellable,
 {
   GgAgentTurn *self = user_data;
 
-  gg_agent_turn_fail (self, gg_model_error_new (GG_MODEL_ERROR_CANCELLED, NULL,
+  _gg_agent_turn_fail (self, gg_model_error_new (GG_MODEL_ERROR_CANCELLED, NULL,
                                                 "The turn was cancelled"));
 }
 
@@ -510,7 +510,7 @@ check_structured (GgAgentTurn  *self,
 
 /* A text or JSON reply: the turn's answer. Takes @reply. */
 void
-gg_agent_turn_answer (GgAgentTurn  *self,
+_gg_agent_turn_answer (GgAgentTurn  *self,
                       GgModelReply *reply)
 {
   g_autoptr(GgModelReply) owned = reply;
@@ -532,7 +532,7 @@ gg_agent_turn_answer (GgAgentTurn  *self,
           if (!json_parser_load_from_data (parser, reply->text != NULL ? reply->text : "", -1, &error) ||
               json_parser_get_root (parser) == NULL)
             {
-              gg_agent_turn_fail (self, gg_model_error_new (GG_MODEL_ERROR_GENERATION_FAILED, NULL,
+              _gg_agent_turn_fail (self, gg_model_error_new (GG_MODEL_ERROR_GENERATION_FAILED, NULL,
                                                             "The model's answer is not valid JSON%s%s",
                                                             error != NULL ? ": " : "",
                                                             error != NULL ? error->message : ""));
@@ -542,7 +542,7 @@ gg_agent_turn_answer (GgAgentTurn  *self,
         }
       if (!check_structured (self, structured, &error))
         {
-          gg_agent_turn_fail (self, g_steal_pointer (&error));
+          _gg_agent_turn_fail (self, g_steal_pointer (&error));
           return;
         }
       text = json_to_string (structured, FALSE);
@@ -570,7 +570,7 @@ gg_agent_turn_answer (GgAgentTurn  *self,
   entry = json_object_new ();
   json_object_set_string_member (entry, "role", "assistant");
   json_object_set_string_member (entry, "text", text);
-  gg_agent_turn_add_entry (self, entry);
+  _gg_agent_turn_add_entry (self, entry);
 
   result = json_object_new ();
   json_object_set_string_member (result, "text", text);
@@ -592,7 +592,7 @@ start_in_idle (gpointer user_data)
   GgAgentTurn *self = user_data;
 
   if (self->state == TURN_RUNNING)
-    gg_agent_turn_start_step (self);
+    _gg_agent_turn_start_step (self);
   return G_SOURCE_REMOVE;
 }
 
@@ -630,7 +630,7 @@ gg_agent_turn_run_async (GgAgentTurn         *self,
       (self->policy.forced_tool == NULL ||
        !g_hash_table_contains (self->tool_index, self->policy.forced_tool)))
     {
-      gg_agent_turn_fail (self, g_error_new (G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+      _gg_agent_turn_fail (self, g_error_new (G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                                              "Unknown tool '%s' in toolChoice",
                                              self->policy.forced_tool != NULL ? self->policy.forced_tool : ""));
       return;
@@ -648,10 +648,10 @@ gg_agent_turn_run_async (GgAgentTurn         *self,
   entry = json_object_new ();
   json_object_set_string_member (entry, "role", "user");
   json_object_set_string_member (entry, "text", self->prompt);
-  gg_agent_turn_add_entry (self, entry);
+  _gg_agent_turn_add_entry (self, entry);
 
   /* Events start after run_async() returns, so the caller can set up. */
-  g_source_unref (gg_agent_turn_attach (self, g_idle_source_new (), start_in_idle,
+  g_source_unref (_gg_agent_turn_attach (self, g_idle_source_new (), start_in_idle,
                                        g_object_ref (self), g_object_unref));
 }
 

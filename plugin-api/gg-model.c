@@ -251,7 +251,7 @@ gg_model_request_unref (GgModelRequest *request)
 /* A string member, or NULL when absent or of another type: for input that
  * may be anything, where json_object_get_string_member() would be critical. */
 const char *
-gg_model_json_get_string (JsonObject *object,
+_gg_model_json_get_string (JsonObject *object,
                           const char *name)
 {
   JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
@@ -263,7 +263,7 @@ gg_model_json_get_string (JsonObject *object,
 
 /* json_node_copy() shares containers; a boxed copy must not. */
 JsonNode *
-gg_model_json_deep_copy (JsonNode *node)
+_gg_model_json_deep_copy (JsonNode *node)
 {
   JsonNode *copy;
 
@@ -281,7 +281,7 @@ gg_model_json_deep_copy (JsonNode *node)
 
         json_object_iter_init_ordered (&iter, object);
         while (json_object_iter_next_ordered (&iter, &name, &member))
-          json_object_set_member (dest, name, gg_model_json_deep_copy (member));
+          json_object_set_member (dest, name, _gg_model_json_deep_copy (member));
         copy = json_node_init_object (json_node_alloc (), dest);
         json_object_unref (dest);
         return copy;
@@ -293,7 +293,7 @@ gg_model_json_deep_copy (JsonNode *node)
         JsonArray *dest = json_array_sized_new (n);
 
         for (guint i = 0; i < n; i++)
-          json_array_add_element (dest, gg_model_json_deep_copy (json_array_get_element (array, i)));
+          json_array_add_element (dest, _gg_model_json_deep_copy (json_array_get_element (array, i)));
         copy = json_node_init_array (json_node_alloc (), dest);
         json_array_unref (dest);
         return copy;
@@ -333,14 +333,14 @@ gg_model_reply_copy (const GgModelReply *reply)
   g_return_val_if_fail (reply != NULL, NULL);
   copy = gg_model_reply_new ();
   copy->text = g_strdup (reply->text);
-  copy->json = gg_model_json_deep_copy (reply->json);
+  copy->json = _gg_model_json_deep_copy (reply->json);
   if (reply->tool_calls != NULL)
     {
       g_autoptr(JsonNode) node = json_node_new (JSON_NODE_ARRAY);
       g_autoptr(JsonNode) node_copy = NULL;
 
       json_node_set_array (node, reply->tool_calls);
-      node_copy = gg_model_json_deep_copy (node);
+      node_copy = _gg_model_json_deep_copy (node);
       copy->tool_calls = json_node_dup_array (node_copy);
     }
   copy->usage = reply->usage;

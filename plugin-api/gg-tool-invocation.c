@@ -46,7 +46,7 @@ gg_tool_invocation_init (GgToolInvocation *self)
 }
 
 /*
- * gg_tool_invocation_new:
+ * _gg_tool_invocation_new:
  * @call: `{"id","name","arguments"}`; referenced
  * @tool: (nullable): the tool's definition; referenced
  * @func: receives the first answer
@@ -55,7 +55,7 @@ gg_tool_invocation_init (GgToolInvocation *self)
  * Returns: (transfer full): a new invocation waiting for its answer
  */
 GgToolInvocation *
-gg_tool_invocation_new (JsonObject                 *call,
+_gg_tool_invocation_new (JsonObject                 *call,
                         JsonObject                 *tool,
                         GgToolInvocationReturnFunc  func,
                         gpointer                    user_data)
@@ -70,7 +70,7 @@ gg_tool_invocation_new (JsonObject                 *call,
 }
 
 /*
- * gg_tool_invocation_abandon:
+ * _gg_tool_invocation_abandon:
  * @self: a #GgToolInvocation
  * @reason: why the turn stopped waiting ("Error: The turn was cancelled.")
  *
@@ -78,7 +78,7 @@ gg_tool_invocation_new (JsonObject                 *call,
  * answer a no-op. Does nothing once the invocation is finished.
  */
 void
-gg_tool_invocation_abandon (GgToolInvocation *self,
+_gg_tool_invocation_abandon (GgToolInvocation *self,
                             const char       *reason)
 {
   g_return_if_fail (GG_IS_TOOL_INVOCATION (self));
@@ -93,7 +93,7 @@ gg_tool_invocation_abandon (GgToolInvocation *self,
 }
 
 /*
- * gg_tool_output_to_model_text:
+ * _gg_tool_output_to_model_text:
  * @output: (nullable): the executor's output
  * @is_error: whether it is an error output
  *
@@ -101,7 +101,7 @@ gg_tool_invocation_abandon (GgToolInvocation *self,
  *   value as compact JSON, errors prefixed with "Error: "
  */
 char *
-gg_tool_output_to_model_text (JsonNode *output,
+_gg_tool_output_to_model_text (JsonNode *output,
                               gboolean  is_error)
 {
   g_autofree char *text = NULL;
