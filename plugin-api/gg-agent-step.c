@@ -314,7 +314,7 @@ on_step_done (GObject      *source,
         {
           gg_model_reply_free (reply);
           _gg_agent_turn_fail (self, gg_model_error_new (GG_MODEL_ERROR_GENERATION_FAILED, NULL,
-                                                        "The model called a tool while tools were disabled"));
+                                                         "The model called a tool while tools were disabled"));
           return;
         }
       _gg_agent_turn_run_round (self, reply->tool_calls);
@@ -371,7 +371,7 @@ _gg_round_call_free (GgRoundCall *rc)
 /* Stops waiting for every call still outstanding. */
 void
 _gg_agent_turn_abandon_round (GgAgentTurn *self,
-                             const char  *reason)
+                              const char  *reason)
 {
   for (guint i = 0; i < self->round->len; i++)
     {
@@ -542,7 +542,7 @@ start_call (GgAgentTurn *self,
   rc->invocation = g_object_ref (invocation);
   if (rc->timeout_ms > 0)
     rc->timeout = _gg_agent_turn_attach (self, g_timeout_source_new ((guint) MIN (rc->timeout_ms, G_MAXUINT)),
-                                        on_call_timeout, rc, NULL);
+                                         on_call_timeout, rc, NULL);
   if (self->executor != NULL)
     self->executor (invocation, self->executor_data);
   else
@@ -579,7 +579,7 @@ make_call (GgAgentTurn *self,
 /* One tool round: every call of the step, run in parallel. */
 void
 _gg_agent_turn_run_round (GgAgentTurn *self,
-                         JsonArray   *tool_calls)
+                          JsonArray   *tool_calls)
 {
   g_autoptr(GgAgentTurn) hold = g_object_ref (self);
 

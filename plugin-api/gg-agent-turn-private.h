@@ -101,30 +101,30 @@ struct _GgAgentTurn {
 
 /* gg-agent-turn.c */
 void      _gg_agent_turn_emit          (GgAgentTurn *self,
-                                       JsonObject  *event);
+                                        JsonObject  *event);
 void      _gg_agent_turn_fail          (GgAgentTurn *self,
-                                       GError      *error);
+                                        GError      *error);
 void      _gg_agent_turn_answer        (GgAgentTurn  *self,
-                                       GgModelReply *reply);
+                                        GgModelReply *reply);
 void      _gg_agent_turn_on_delta      (const char *delta,
-                                       gboolean    is_reset,
-                                       gpointer    user_data);
+                                        gboolean    is_reset,
+                                        gpointer    user_data);
 gsize     _gg_agent_entry_bytes        (JsonObject *entry);
 GSource  *_gg_agent_turn_attach        (GgAgentTurn    *self,
-                                       GSource        *source,
-                                       GSourceFunc     func,
-                                       gpointer        data,
-                                       GDestroyNotify  notify);
+                                        GSource        *source,
+                                        GSourceFunc     func,
+                                        gpointer        data,
+                                        GDestroyNotify  notify);
 void      _gg_agent_clear_source       (GSource **source);
 void      _gg_agent_turn_add_entry     (GgAgentTurn *self,
-                                       JsonObject  *entry);
+                                        JsonObject  *entry);
 
 /* gg-agent-step.c */
 void      _gg_agent_turn_start_step    (GgAgentTurn *self);
 void      _gg_agent_turn_run_round     (GgAgentTurn *self,
-                                       JsonArray   *tool_calls);
+                                        JsonArray   *tool_calls);
 void      _gg_agent_turn_abandon_round (GgAgentTurn *self,
-                                       const char  *reason);
+                                        const char  *reason);
 void      _gg_round_call_free          (GgRoundCall *rc);
 
 G_END_DECLS

@@ -153,10 +153,10 @@ gg_agent_turn_init (GgAgentTurn *self)
  * the caller). */
 GSource *
 _gg_agent_turn_attach (GgAgentTurn    *self,
-                      GSource        *source,
-                      GSourceFunc     func,
-                      gpointer        data,
-                      GDestroyNotify  notify)
+                       GSource        *source,
+                       GSourceFunc     func,
+                       gpointer        data,
+                       GDestroyNotify  notify)
 {
   g_source_set_callback (source, func, data, notify);
   g_source_attach (source, self->context);
@@ -346,7 +346,7 @@ gg_agent_turn_set_streaming (GgAgentTurn *self,
 /* Takes @event. Nothing is reported once the outcome is decided. */
 void
 _gg_agent_turn_emit (GgAgentTurn *self,
-                    JsonObject  *event)
+                     JsonObject  *event)
 {
   if (self->state == TURN_RUNNING && self->event_func != NULL)
     self->event_func (event, self->event_data);
@@ -377,8 +377,8 @@ emit_text (GgAgentTurn *self,
  * an earlier step or attempt, so the events always add up to the answer. */
 void
 _gg_agent_turn_on_delta (const char *delta,
-                        gboolean    is_reset,
-                        gpointer    user_data)
+                         gboolean    is_reset,
+                         gpointer    user_data)
 {
   GgAgentTurn *self = user_data;
 
@@ -394,7 +394,7 @@ _gg_agent_turn_on_delta (const char *delta,
 
 void
 _gg_agent_turn_add_entry (GgAgentTurn *self,
-                         JsonObject  *entry)
+                          JsonObject  *entry)
 {
   self->new_bytes += _gg_agent_entry_bytes (entry);
   json_array_add_object_element (self->new_entries, entry);
@@ -435,7 +435,7 @@ finish (GgAgentTurn *self)
 /* Takes @error. Leaves nothing behind: no entries, no further events. */
 void
 _gg_agent_turn_fail (GgAgentTurn *self,
-                    GError      *error)
+                     GError      *error)
 {
   if (self->state != TURN_RUNNING)
     {
@@ -457,7 +457,7 @@ on_cancelled (GCancellable *cancellable,
   GgAgentTurn *self = user_data;
 
   _gg_agent_turn_fail (self, gg_model_error_new (GG_MODEL_ERROR_CANCELLED, NULL,
-                                                "The turn was cancelled"));
+                                                 "The turn was cancelled"));
 }
 
 static JsonNode *
@@ -511,7 +511,7 @@ check_structured (GgAgentTurn  *self,
 /* A text or JSON reply: the turn's answer. Takes @reply. */
 void
 _gg_agent_turn_answer (GgAgentTurn  *self,
-                      GgModelReply *reply)
+                       GgModelReply *reply)
 {
   g_autoptr(GgModelReply) owned = reply;
   g_autoptr(JsonNode) structured = NULL;
@@ -533,9 +533,9 @@ _gg_agent_turn_answer (GgAgentTurn  *self,
               json_parser_get_root (parser) == NULL)
             {
               _gg_agent_turn_fail (self, gg_model_error_new (GG_MODEL_ERROR_GENERATION_FAILED, NULL,
-                                                            "The model's answer is not valid JSON%s%s",
-                                                            error != NULL ? ": " : "",
-                                                            error != NULL ? error->message : ""));
+                                                             "The model's answer is not valid JSON%s%s",
+                                                             error != NULL ? ": " : "",
+                                                             error != NULL ? error->message : ""));
               return;
             }
           structured = json_node_ref (json_parser_get_root (parser));
@@ -631,8 +631,8 @@ gg_agent_turn_run_async (GgAgentTurn         *self,
        !g_hash_table_contains (self->tool_index, self->policy.forced_tool)))
     {
       _gg_agent_turn_fail (self, g_error_new (G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                                             "Unknown tool '%s' in toolChoice",
-                                             self->policy.forced_tool != NULL ? self->policy.forced_tool : ""));
+                                              "Unknown tool '%s' in toolChoice",
+                                              self->policy.forced_tool != NULL ? self->policy.forced_tool : ""));
       return;
     }
 

@@ -252,7 +252,7 @@ gg_model_request_unref (GgModelRequest *request)
  * may be anything, where json_object_get_string_member() would be critical. */
 const char *
 _gg_model_json_get_string (JsonObject *object,
-                          const char *name)
+                           const char *name)
 {
   JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
 
@@ -437,6 +437,7 @@ gg_model_step_async (GgModel             *self,
   g_return_if_fail (GG_IS_MODEL (self));
   g_return_if_fail (request != NULL);
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+  g_return_if_fail (GG_MODEL_GET_IFACE (self)->step_async != NULL);
   GG_MODEL_GET_IFACE (self)->step_async (self, request, on_delta, delta_data,
                                          cancellable, callback, user_data);
 }
@@ -455,6 +456,7 @@ gg_model_step_finish (GgModel       *self,
                       GError       **error)
 {
   g_return_val_if_fail (GG_IS_MODEL (self), NULL);
+  g_return_val_if_fail (GG_MODEL_GET_IFACE (self)->step_finish != NULL, NULL);
   return GG_MODEL_GET_IFACE (self)->step_finish (self, result, error);
 }
 

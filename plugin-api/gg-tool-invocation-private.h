@@ -17,12 +17,12 @@ typedef void (*GgToolInvocationReturnFunc) (GgToolInvocation *invocation,
                                             gpointer          user_data);
 
 GgToolInvocation *_gg_tool_invocation_new          (JsonObject                 *call,
-                                                   JsonObject                 *tool,
-                                                   GgToolInvocationReturnFunc  func,
-                                                   gpointer                    user_data);
+                                                    JsonObject                 *tool,
+                                                    GgToolInvocationReturnFunc  func,
+                                                    gpointer                    user_data);
 void              _gg_tool_invocation_abandon      (GgToolInvocation *self,
-                                                   const char       *reason);
+                                                    const char       *reason);
 char             *_gg_tool_output_to_model_text    (JsonNode *output,
-                                                   gboolean  is_error);
+                                                    gboolean  is_error);
 
 G_END_DECLS

@@ -56,9 +56,9 @@ gg_tool_invocation_init (GgToolInvocation *self)
  */
 GgToolInvocation *
 _gg_tool_invocation_new (JsonObject                 *call,
-                        JsonObject                 *tool,
-                        GgToolInvocationReturnFunc  func,
-                        gpointer                    user_data)
+                         JsonObject                 *tool,
+                         GgToolInvocationReturnFunc  func,
+                         gpointer                    user_data)
 {
   GgToolInvocation *self = g_object_new (GG_TYPE_TOOL_INVOCATION, NULL);
 
@@ -79,7 +79,7 @@ _gg_tool_invocation_new (JsonObject                 *call,
  */
 void
 _gg_tool_invocation_abandon (GgToolInvocation *self,
-                            const char       *reason)
+                             const char       *reason)
 {
   g_return_if_fail (GG_IS_TOOL_INVOCATION (self));
 
@@ -102,7 +102,7 @@ _gg_tool_invocation_abandon (GgToolInvocation *self,
  */
 char *
 _gg_tool_output_to_model_text (JsonNode *output,
-                              gboolean  is_error)
+                               gboolean  is_error)
 {
   g_autofree char *text = NULL;
 
