@@ -31,7 +31,9 @@ char     *gg_json_object_to_string  (JsonObject *object);
 gboolean  gg_json_equal             (JsonNode *a,
                                      JsonNode *b);
 
-/* Dot paths: "player.gold", "party.0.name"; "" is the root. */
+/* Dot paths: "player.gold", "party.0.name"; "" is the root. get returns a
+ * node borrowed from @root; set stores a deep copy of @value; remove
+ * returns the removed node (transfer full). See gg-json-path.c. */
 char    **gg_json_path_split        (const char *path,
                                      GError    **error);
 JsonNode *gg_json_path_get          (JsonNode   *root,
