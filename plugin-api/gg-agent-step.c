@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gg-agent-turn-private.h"
+#include "gg-json.h"
 #include "gg-model-private.h"
 #include "gg-tool-invocation-private.h"
 
@@ -441,7 +442,7 @@ complete_call (GgRoundCall *rc,
 
   record = json_object_new ();
   json_object_set_object_member (record, "call", json_object_ref (rc->call));
-  json_object_set_member (record, "output", _gg_model_json_deep_copy (output));
+  json_object_set_member (record, "output", gg_json_copy (output));
   json_object_set_boolean_member (record, "isError", is_error);
   /* Milliseconds are all a duration needs, and keep the JSON short. */
   json_object_set_double_member (record, "durationSeconds", (double) ((elapsed_us + 500) / 1000) / 1000.0);
@@ -570,7 +571,7 @@ make_call (GgAgentTurn *self,
     }
   json_object_set_string_member (call, "name", name);
   if (arguments != NULL && !JSON_NODE_HOLDS_NULL (arguments))
-    json_object_set_member (call, "arguments", _gg_model_json_deep_copy (arguments));
+    json_object_set_member (call, "arguments", gg_json_copy (arguments));
   else
     json_object_set_object_member (call, "arguments", json_object_new ());
   return call;

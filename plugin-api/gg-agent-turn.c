@@ -11,6 +11,7 @@
 
 #include "gg-agent-turn.h"
 #include "gg-agent-turn-private.h"
+#include "gg-json.h"
 #include "gg-model-private.h"
 #include "gg-tool-invocation-private.h"
 
@@ -218,7 +219,7 @@ gg_agent_turn_new (GgModel             *model,
   self->instructions = g_strdup (instructions);
   self->prompt = g_strdup (prompt != NULL ? prompt : "");
   if (output_schema != NULL)
-    self->output_schema = _gg_model_json_deep_copy (output_schema);
+    self->output_schema = gg_json_copy (output_schema);
   if (policy != NULL)
     {
       gg_agent_policy_clear (&self->policy);
@@ -321,7 +322,7 @@ gg_agent_turn_set_sampling (GgAgentTurn *self,
 {
   g_return_if_fail (GG_IS_AGENT_TURN (self));
   g_clear_pointer (&self->sampling, json_node_unref);
-  self->sampling = _gg_model_json_deep_copy (sampling);
+  self->sampling = sampling != NULL ? gg_json_copy (sampling) : NULL;
   self->temperature = temperature;
   self->max_tokens = max_tokens > 0 ? max_tokens : 0;
 }
@@ -475,37 +476,31 @@ usage_to_node (const GgUsage *usage)
   return node;
 }
 
-/* With gg-schema built into the library the answer is checked against the
- * schema; the weak references keep this file usable without it. */
-#pragma weak gg_schema_new
-#pragma weak gg_schema_validate
-
-static gboolean
-check_structured (GgAgentTurn  *self,
-                  JsonNode     *structured,
-                  GError      **error)
+/* oam's error data for schema problems: where in the answer and where in
+ * the schema (`data.path`, `data.schemaPath`). */
+static JsonObject *
+schema_error_data (const GError *error)
 {
-  g_autoptr(GError) local_error = NULL;
+  JsonObject *data = json_object_new ();
+  const char *path = gg_schema_error_get_path (error);
+  const char *schema_path = gg_schema_error_get_schema_path (error);
 
-  if (gg_schema_new == NULL || gg_schema_validate == NULL)
-    return TRUE;
-  if (self->schema == NULL)
-    {
-      self->schema = gg_schema_new (self->output_schema, &local_error);
-      if (self->schema == NULL)
-        {
-          g_set_error (error, GG_MODEL_ERROR, GG_MODEL_ERROR_INVALID_SCHEMA,
-                       "The output schema cannot be used: %s", local_error->message);
-          return FALSE;
-        }
-    }
-  if (!gg_schema_validate (self->schema, structured, &local_error))
-    {
-      g_set_error (error, GG_MODEL_ERROR, GG_MODEL_ERROR_GENERATION_FAILED,
-                   "The model's answer does not match the schema: %s", local_error->message);
-      return FALSE;
-    }
-  return TRUE;
+  if (path != NULL)
+    json_object_set_string_member (data, "path", path);
+  if (schema_path != NULL)
+    json_object_set_string_member (data, "schemaPath", schema_path);
+  return data;
+}
+
+static GError *
+schema_error (GgModelError  code,
+              const char   *what,
+              const GError *error)
+{
+  g_autoptr(JsonObject) data = schema_error_data (error);
+
+  return gg_model_error_new (code, json_object_get_size (data) > 0 ? data : NULL,
+                             "%s: %s", what, error->message);
 }
 
 /* A text or JSON reply: the turn's answer. Takes @reply. */
@@ -527,10 +522,10 @@ _gg_agent_turn_answer (GgAgentTurn  *self,
         structured = json_node_ref (reply->json);
       else
         {
-          g_autoptr(JsonParser) parser = json_parser_new_immutable ();
-
-          if (!json_parser_load_from_data (parser, reply->text != NULL ? reply->text : "", -1, &error) ||
-              json_parser_get_root (parser) == NULL)
+          /* The model's text is untrusted input: parsed with the depth limit. */
+          structured = gg_json_parse (reply->text != NULL ? reply->text : "", -1,
+                                      GG_JSON_DEFAULT_MAX_DEPTH, &error);
+          if (structured == NULL)
             {
               _gg_agent_turn_fail (self, gg_model_error_new (GG_MODEL_ERROR_GENERATION_FAILED, NULL,
                                                              "The model's answer is not valid JSON%s%s",
@@ -538,19 +533,23 @@ _gg_agent_turn_answer (GgAgentTurn  *self,
                                                              error != NULL ? error->message : ""));
               return;
             }
-          structured = json_node_ref (json_parser_get_root (parser));
         }
-      if (!check_structured (self, structured, &error))
+      if (!gg_schema_validate (self->schema, structured, &error))
         {
-          _gg_agent_turn_fail (self, g_steal_pointer (&error));
+          if (g_error_matches (error, GG_SCHEMA_ERROR, GG_SCHEMA_ERROR_INVALID_SCHEMA))
+            _gg_agent_turn_fail (self, schema_error (GG_MODEL_ERROR_INVALID_SCHEMA,
+                                                     "The output schema cannot be used", error));
+          else
+            _gg_agent_turn_fail (self, schema_error (GG_MODEL_ERROR_GENERATION_FAILED,
+                                                     "The model's answer does not match the schema", error));
           return;
         }
-      text = json_to_string (structured, FALSE);
+      text = gg_json_to_string (structured);
     }
   else if (reply->text != NULL)
     text = g_strdup (reply->text);
   else if (reply->json != NULL)
-    text = json_to_string (reply->json, FALSE);
+    text = gg_json_to_string (reply->json);
   else
     text = g_strdup ("");
 
@@ -634,6 +633,19 @@ gg_agent_turn_run_async (GgAgentTurn         *self,
                                               "Unknown tool '%s' in toolChoice",
                                               self->policy.forced_tool != NULL ? self->policy.forced_tool : ""));
       return;
+    }
+
+  if (self->output_schema != NULL)
+    {
+      g_autoptr(GError) error = NULL;
+
+      self->schema = gg_schema_new (self->output_schema, &error);
+      if (self->schema == NULL)
+        {
+          _gg_agent_turn_fail (self, schema_error (GG_MODEL_ERROR_INVALID_SCHEMA,
+                                                   "The output schema cannot be used", error));
+          return;
+        }
     }
 
   if (cancellable != NULL)

@@ -9,7 +9,6 @@
 
 G_BEGIN_DECLS
 
-JsonNode   *_gg_model_json_deep_copy  (JsonNode   *node);
 const char *_gg_model_json_get_string (JsonObject *object,
                                        const char *name);
 

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "gg-model.h"
+#include "gg-json.h"
 #include "gg-model-private.h"
 
 /* ---- errors ------------------------------------------------------------ */
@@ -261,50 +262,6 @@ _gg_model_json_get_string (JsonObject *object,
   return json_node_get_string (node);
 }
 
-/* json_node_copy() shares containers; a boxed copy must not. */
-JsonNode *
-_gg_model_json_deep_copy (JsonNode *node)
-{
-  JsonNode *copy;
-
-  if (node == NULL)
-    return NULL;
-  switch (json_node_get_node_type (node))
-    {
-    case JSON_NODE_OBJECT:
-      {
-        JsonObject *object = json_node_get_object (node);
-        JsonObject *dest = json_object_new ();
-        JsonObjectIter iter;
-        const char *name;
-        JsonNode *member;
-
-        json_object_iter_init_ordered (&iter, object);
-        while (json_object_iter_next_ordered (&iter, &name, &member))
-          json_object_set_member (dest, name, _gg_model_json_deep_copy (member));
-        copy = json_node_init_object (json_node_alloc (), dest);
-        json_object_unref (dest);
-        return copy;
-      }
-    case JSON_NODE_ARRAY:
-      {
-        JsonArray *array = json_node_get_array (node);
-        guint n = json_array_get_length (array);
-        JsonArray *dest = json_array_sized_new (n);
-
-        for (guint i = 0; i < n; i++)
-          json_array_add_element (dest, _gg_model_json_deep_copy (json_array_get_element (array, i)));
-        copy = json_node_init_array (json_node_alloc (), dest);
-        json_array_unref (dest);
-        return copy;
-      }
-    case JSON_NODE_VALUE:
-    case JSON_NODE_NULL:
-    default:
-      return json_node_copy (node);
-    }
-}
-
 G_DEFINE_BOXED_TYPE (GgModelReply, gg_model_reply,
                      gg_model_reply_copy, gg_model_reply_free)
 
@@ -333,14 +290,14 @@ gg_model_reply_copy (const GgModelReply *reply)
   g_return_val_if_fail (reply != NULL, NULL);
   copy = gg_model_reply_new ();
   copy->text = g_strdup (reply->text);
-  copy->json = _gg_model_json_deep_copy (reply->json);
+  copy->json = reply->json != NULL ? gg_json_copy (reply->json) : NULL;
   if (reply->tool_calls != NULL)
     {
       g_autoptr(JsonNode) node = json_node_new (JSON_NODE_ARRAY);
       g_autoptr(JsonNode) node_copy = NULL;
 
       json_node_set_array (node, reply->tool_calls);
-      node_copy = _gg_model_json_deep_copy (node);
+      node_copy = gg_json_copy (node);
       copy->tool_calls = json_node_dup_array (node_copy);
     }
   copy->usage = reply->usage;

@@ -6,6 +6,7 @@
 
 #include "gg-tool-invocation.h"
 #include "gg-tool-invocation-private.h"
+#include "gg-json.h"
 
 struct _GgToolInvocation {
   GObject parent_instance;
@@ -110,7 +111,7 @@ _gg_tool_output_to_model_text (JsonNode *output,
       json_node_get_value_type (output) == G_TYPE_STRING)
     text = g_strdup (json_node_get_string (output));
   else if (output != NULL)
-    text = json_to_string (output, FALSE);
+    text = gg_json_to_string (output);
   else
     text = g_strdup ("null");
 

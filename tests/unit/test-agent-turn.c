@@ -1157,38 +1157,55 @@ test_schema (void)
   }
 }
 
-/* The library checks answers against the schema when gg-schema is built
- * in; the weak reference lets this test say so instead of failing to link. */
-#pragma weak gg_schema_new
-
+/* Structured answers are checked against the schema. */
 static void
 test_schema_validation (void)
 {
-  if (gg_schema_new == NULL)
-    {
-      g_test_skip ("gg-schema is not built into this libgamegate");
-      return;
-    }
-
   {
     g_autoptr(TestFakeModel) model = fake_model_new ("[{\"json\":{\"choice\":5}}]");
+    JsonObject *data;
+
     run_reset ();
     run_schema_turn (GG_MODEL (model),
                      "{\"type\":\"object\",\"properties\":{\"choice\":{\"type\":\"string\"}},\"required\":[\"choice\"]}");
     g_assert_error (run.error, GG_MODEL_ERROR, GG_MODEL_ERROR_GENERATION_FAILED);
     g_assert_true (g_str_has_prefix (run.error->message, "The model's answer does not match the schema: "));
+    data = gg_model_error_get_data (run.error);
+    g_assert_nonnull (data);
+    g_assert_cmpstr (json_object_get_string_member (data, "path"), ==, "#/choice");
+    g_assert_cmpstr (json_object_get_string_member (data, "schemaPath"), ==, "#/properties/choice/type");
   }
   {
+    /* An unusable schema fails before the model is asked anything. */
     g_autoptr(TestFakeModel) model = fake_model_new ("[{\"json\":{\"choice\":\"a\"}}]");
     run_reset ();
     run_schema_turn (GG_MODEL (model), "{\"type\":\"no such type\"}");
     g_assert_error (run.error, GG_MODEL_ERROR, GG_MODEL_ERROR_INVALID_SCHEMA);
+    g_assert_true (g_str_has_prefix (run.error->message, "The output schema cannot be used: "));
+    g_assert_cmpuint (model->requests->len, ==, 0);
+    g_assert_cmpuint (run.events->len, ==, 0);
   }
   {
     g_autoptr(TestFakeModel) model = fake_model_new ("[{\"json\":{\"choice\":\"a\"}}]");
     run_reset ();
     run_schema_turn (GG_MODEL (model), "{\"type\":\"object\",\"properties\":{\"choice\":{\"enum\":[\"a\",\"b\"]}}}");
     g_assert_no_error (run.error);
+  }
+  {
+    /* Hostile text answers: too deep to parse is a failed generation. */
+    g_autoptr(GString) deep = g_string_new (NULL);
+    g_autofree char *spec = NULL;
+    g_autoptr(GgModel) model = NULL;
+
+    for (guint i = 0; i < 1000; i++)
+      g_string_append (deep, "[");
+    for (guint i = 0; i < 1000; i++)
+      g_string_append (deep, "]");
+    spec = g_strdup_printf ("{\"type\":\"scripted\",\"steps\":[{\"text\":\"%s\"}]}", deep->str);
+    model = scripted (spec);
+    run_reset ();
+    run_schema_turn (model, "{}");
+    g_assert_error (run.error, GG_MODEL_ERROR, GG_MODEL_ERROR_GENERATION_FAILED);
   }
 }
 
