@@ -1546,6 +1546,56 @@ test_thread_default_context (void)
   g_assert_cmpuint (run.events->len, ==, 6);
 }
 
+/* What the model is given: instructions, sampling, limits, the history
+ * (non-entries skipped), the tools without execution details. */
+static void
+test_request_fields (void)
+{
+  g_autoptr(TestFakeModel) model = fake_model_new ("[{\"toolCalls\":[{\"name\":\"look\",\"id\":\"x\"}]},{\"text\":\"ok\"}]");
+  g_autoptr(JsonArray) history = parse_array (
+    "[{\"role\":\"assistant\",\"text\":\"Welcome.\"},42,\"text\",null,"
+    "{\"role\":\"user\",\"text\":\"Hi\"},{\"role\":\"assistant\",\"text\":\"Hello\"}]");
+  g_autoptr(JsonArray) tools = parse_array (
+    "[{\"name\":\"look\",\"description\":\"Look around\",\"parameters\":{\"type\":\"object\",\"properties\":{}},"
+    "\"execution\":\"client\",\"timeoutSeconds\":30},{\"name\":\"look\",\"description\":\"duplicate\"},"
+    "{\"description\":\"nameless\"},7]");
+  g_autoptr(JsonNode) sampling = parse ("{\"topK\":5,\"seed\":42}");
+  g_autoptr(GgAgentTurn) turn = gg_agent_turn_new (GG_MODEL (model), "You are a guard.", history, tools, "Look", NULL, NULL);
+  GgModelRequest *first, *second;
+  g_autofree char *sent_tools = NULL;
+  g_autofree char *transcript = NULL;
+  g_autofree char *sent_sampling = NULL;
+
+  gg_agent_turn_set_event_func (turn, on_event, NULL, NULL);
+  gg_agent_turn_set_executor (turn, executor, NULL, NULL);
+  gg_agent_turn_set_sampling (turn, sampling, 0.7, 64);
+  /* The turn copied it. */
+  json_object_set_int_member (json_node_get_object (sampling), "topK", 1);
+  run_reset ();
+  run_turn (turn, NULL);
+  g_assert_no_error (run.error);
+
+  first = fake_request (model, 0);
+  second = fake_request (model, 1);
+  g_assert_cmpstr (first->instructions, ==, "You are a guard.");
+  g_assert_cmpfloat (first->temperature, ==, 0.7);
+  g_assert_cmpint (first->max_tokens, ==, 64);
+  g_assert_false (first->stream);
+  g_assert_null (first->output_schema);
+  sent_sampling = json_to_string (first->sampling, FALSE);
+  g_assert_cmpstr (sent_sampling, ==, "{\"topK\":5,\"seed\":42}");
+  sent_tools = array_string (first->tools);
+  g_assert_cmpstr (sent_tools, ==, "[{\"name\":\"look\",\"description\":\"Look around\",\"parameters\":"
+                                   "{\"type\":\"object\",\"properties\":{}}}]");
+  transcript = array_string (second->transcript);
+  g_assert_cmpstr (transcript, ==,
+                   "[{\"role\":\"assistant\",\"text\":\"Welcome.\"},{\"role\":\"user\",\"text\":\"Hi\"},"
+                   "{\"role\":\"assistant\",\"text\":\"Hello\"},{\"role\":\"user\",\"text\":\"Look\"},"
+                   "{\"role\":\"assistant\",\"toolCalls\":[{\"id\":\"x\",\"name\":\"look\",\"arguments\":{}}]},"
+                   "{\"role\":\"tool\",\"callId\":\"x\",\"name\":\"look\",\"output\":\"ok:look\"}]");
+  g_assert_cmpuint (json_array_get_length (first->transcript), ==, 4);
+}
+
 static void
 test_policy (void)
 {
@@ -1606,6 +1656,7 @@ main (int argc, char **argv)
   g_test_add_func ("/agent-turn/usage-sums", test_usage_sums);
   g_test_add_func ("/agent-turn/hostile-model-output", test_hostile_model_output);
   g_test_add_func ("/agent-turn/thread-default-context", test_thread_default_context);
+  g_test_add_func ("/agent-turn/request-fields", test_request_fields);
 
   status = g_test_run ();
   run_reset ();
