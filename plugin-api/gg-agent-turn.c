@@ -605,7 +605,12 @@ start_in_idle (gpointer user_data)
  * @user_data: data for @callback
  *
  * Runs the turn on the thread-default main context of the thread that
- * created it.
+ * created it. Events, in order: `modelStep` before every inference (a retry
+ * of a transient failure is the same step); `text` as the answer grows;
+ * per tool round `toolCallStarted` for every call in call order, then
+ * `toolCallCompleted` as each finishes. Calls that are not run (an unknown
+ * tool, over @max_tool_calls) are started and completed at once with an
+ * error output; `respond_directly` is never reported.
  */
 void
 gg_agent_turn_run_async (GgAgentTurn         *self,
