@@ -609,7 +609,7 @@ start_in_idle (gpointer user_data)
  * of a transient failure is the same step); `text` as the answer grows;
  * per tool round `toolCallStarted` for every call in call order, then
  * `toolCallCompleted` as each finishes. Calls that are not run (an unknown
- * tool, over @max_tool_calls) are started and completed at once with an
+ * tool, over the policy's max_tool_calls) are started and completed at once with an
  * error output; `respond_directly` is never reported.
  */
 void
