@@ -1,0 +1,36 @@
+/* gg-json-private.h: JSON helpers shared inside libgamegate, not API.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "gg-json.h"
+
+G_BEGIN_DECLS
+
+/* Library-internal: the leading underscore keeps these out of
+ * tests/tools/api-symbols.py and so out of the exported map. */
+
+
+/* New nodes owning @object / @array (json_node_init_object() adds a ref). */
+JsonNode *_gg_json_node_take_object (JsonObject *object);
+JsonNode *_gg_json_node_take_array (JsonArray  *array);
+
+/* Appends @node in the compact form of gg_json_to_string(). */
+void      _gg_json_append (GString  *out,
+                           JsonNode *node);
+
+/* Appends @str as a JSON string literal, quotes included. */
+void      _gg_json_append_string (GString    *out,
+                                  const char *str);
+
+/* A hash function matching gg_json_equal(), for GHashTable. */
+guint     _gg_json_hash (JsonNode *node);
+
+/* Numeric helpers for values holding gint64 or gdouble. */
+gboolean  _gg_json_node_is_number (JsonNode *node);
+gboolean  _gg_json_node_is_integral (JsonNode *node);
+int       _gg_json_number_compare (JsonNode *a,
+                                   JsonNode *b);
+
+G_END_DECLS
