@@ -194,7 +194,8 @@ _gg_agent_entry_bytes (JsonObject *entry)
  * @history: (nullable): earlier transcript entries (see #GgModelRequest);
  *   the entries are referenced, not copied: do not modify them
  * @tools: (nullable): tool definitions
- *   `[{"name","description","parameters","timeoutSeconds"?}]`; referenced
+ *   `[{"name","description","parameters","timeoutSeconds"?}]`; referenced,
+ *   do not modify it while the turn exists
  * @prompt: the user's prompt for this turn ("" allowed)
  * @output_schema: (nullable): generation schema of a structured answer; copied
  * @policy: (nullable): tool policy of this turn (copied); %NULL for the defaults
