@@ -69,10 +69,35 @@ static void
 show_tool (GgAgentTurn *self,
            const char  *name,
            JsonObject  *definition,
-           JsonObject  *shown)
+           JsonObject  *shown,
+           gsize        bytes)
 {
   g_hash_table_insert (self->visible, (gpointer) name, definition);
+  /* Brackets, then a comma before every tool but the first. */
+  self->request_tools_bytes += bytes + (json_array_get_length (self->request_tools) > 0 ? 1 : 2);
   json_array_add_object_element (self->request_tools, shown);
+}
+
+/* Made once per turn: every step shows the same definitions. */
+static void
+show_cached_tool (GgAgentTurn *self,
+                  const char  *name,
+                  JsonObject  *definition)
+{
+  JsonObject *tool = g_hash_table_lookup (self->model_tools, name);
+
+  if (tool == NULL)
+    {
+      g_autoptr(JsonNode) node = NULL;
+
+      tool = model_tool (definition);
+      node = json_node_init_object (json_node_alloc (), tool);
+      /* Keyed by the definition's own name string, alive as long as the turn. */
+      g_hash_table_insert (self->model_tools, (gpointer) name, tool);
+      g_hash_table_insert (self->model_tool_bytes, (gpointer) name, GSIZE_TO_POINTER (_gg_model_json_size (node)));
+    }
+  show_tool (self, name, definition, json_object_ref (tool),
+             GPOINTER_TO_SIZE (g_hash_table_lookup (self->model_tool_bytes, name)));
 }
 
 static void
@@ -85,6 +110,7 @@ choose_tools (GgAgentTurn *self)
   g_clear_pointer (&self->request_tools, json_array_unref);
   self->visible = g_hash_table_new (g_str_hash, g_str_equal);
   self->request_tools = json_array_new ();
+  self->request_tools_bytes = 0;
 
   if (self->completed_rounds >= self->policy.max_tool_rounds || self->force_none)
     self->mode = GG_TOOL_MODE_NONE;
@@ -105,7 +131,7 @@ choose_tools (GgAgentTurn *self)
       JsonObject *definition = g_hash_table_lookup (self->tool_index, self->policy.forced_tool);
 
       /* run_async() checked the name. */
-      show_tool (self, self->policy.forced_tool, definition, model_tool (definition));
+      show_cached_tool (self, _gg_model_json_get_string (definition, "name"), definition);
       return;
     }
 
@@ -123,15 +149,17 @@ choose_tools (GgAgentTurn *self)
       if (name == NULL || g_hash_table_lookup (self->tool_index, name) != definition ||
           !tool_enabled (self, name))
         continue;
-      show_tool (self, name, definition, model_tool (definition));
+      show_cached_tool (self, name, definition);
     }
 
   if (first && choice == GG_TOOL_CHOICE_EXPLICIT &&
       !g_hash_table_contains (self->visible, GG_RESPOND_DIRECTLY_TOOL))
     {
       /* The built-in has no definition of the caller's: NULL marks it. */
-      g_hash_table_insert (self->visible, (gpointer) GG_RESPOND_DIRECTLY_TOOL, NULL);
-      json_array_add_object_element (self->request_tools, respond_directly_definition ());
+      JsonObject *builtin = respond_directly_definition ();
+      g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), builtin);
+
+      show_tool (self, GG_RESPOND_DIRECTLY_TOOL, NULL, builtin, _gg_model_json_size (node));
     }
 }
 
@@ -157,17 +185,7 @@ fit_context (GgAgentTurn  *self,
 
   if (self->instructions != NULL)
     bytes += strlen (self->instructions);
-  if (json_array_get_length (self->request_tools) > 0)
-    {
-      g_autoptr(JsonNode) node = json_node_init_array (json_node_alloc (), self->request_tools);
-      g_autoptr(JsonGenerator) generator = json_generator_new ();
-      g_autofree char *text = NULL;
-      gsize length = 0;
-
-      json_generator_set_root (generator, node);
-      text = json_generator_to_data (generator, &length);
-      bytes += length;
-    }
+  bytes += self->request_tools_bytes;
   for (guint i = self->trim_start; i < self->history->len; i++)
     history_bytes += g_array_index (self->history_bytes, gsize, i);
 

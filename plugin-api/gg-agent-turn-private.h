@@ -42,6 +42,8 @@ struct _GgAgentTurn {
   GArray *history_bytes;       /* gsize per history entry (compact JSON) */
   JsonArray *tools;            /* the definitions as given */
   GHashTable *tool_index;      /* name -> JsonObject definition (unowned) */
+  GHashTable *model_tools;     /* name -> what the model is shown of it */
+  GHashTable *model_tool_bytes;/* name -> its compact JSON size */
   char *prompt;
   JsonNode *output_schema;
   GgAgentPolicy policy;
@@ -86,7 +88,7 @@ struct _GgAgentTurn {
   GgToolMode mode;
   GHashTable *visible;         /* name -> definition, this step */
   JsonArray *request_tools;
-  gsize request_tools_bytes;
+  gsize request_tools_bytes;   /* compact JSON size of request_tools */
 
   /* the text the event consumer has seen */
   GString *shown;

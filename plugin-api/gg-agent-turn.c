@@ -107,6 +107,8 @@ gg_agent_turn_finalize (GObject *object)
   g_array_unref (self->history_bytes);
   g_clear_pointer (&self->tools, json_array_unref);
   g_hash_table_unref (self->tool_index);
+  g_hash_table_unref (self->model_tools);
+  g_hash_table_unref (self->model_tool_bytes);
   g_free (self->prompt);
   g_clear_pointer (&self->output_schema, json_node_unref);
   gg_agent_policy_clear (&self->policy);
@@ -142,6 +144,8 @@ gg_agent_turn_init (GgAgentTurn *self)
   self->history = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
   self->history_bytes = g_array_new (FALSE, FALSE, sizeof (gsize));
   self->tool_index = g_hash_table_new (g_str_hash, g_str_equal);
+  self->model_tools = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) json_object_unref);
+  self->model_tool_bytes = g_hash_table_new (g_str_hash, g_str_equal);
   self->temperature = -1.0;
   self->new_entries = json_array_new ();
   self->steps = json_array_new ();
@@ -178,13 +182,8 @@ gsize
 _gg_agent_entry_bytes (JsonObject *entry)
 {
   g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), entry);
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  gsize length = 0;
-  g_autofree char *text = NULL;
 
-  json_generator_set_root (generator, node);
-  text = json_generator_to_data (generator, &length);
-  return length;
+  return _gg_model_json_size (node);
 }
 
 /**

@@ -9,6 +9,7 @@
 
 G_BEGIN_DECLS
 
+gsize       _gg_model_json_size      (JsonNode   *node);
 const char *_gg_model_json_get_string (JsonObject *object,
                                        const char *name);
 

@@ -4,6 +4,8 @@
  */
 #include "config.h"
 
+#include <string.h>
+
 #include "gg-model.h"
 #include "gg-json.h"
 #include "gg-model-private.h"
@@ -248,6 +250,68 @@ gg_model_request_unref (GgModelRequest *request)
 }
 
 /* ---- GgModelReply ------------------------------------------------------ */
+
+/* The length of @node as compact JSON, counted without building the text:
+ * token estimates run on every step and need no exact escapes for doubles. */
+static gsize
+string_size (const char *text)
+{
+  gsize size = 2;
+
+  for (const guchar *p = (const guchar *) text; *p != '\0'; p++)
+    size += (*p == '"' || *p == '\\') ? 2 : (*p < 0x20 ? 6 : 1);
+  return size;
+}
+
+gsize
+_gg_model_json_size (JsonNode *node)
+{
+  switch (json_node_get_node_type (node))
+    {
+    case JSON_NODE_OBJECT:
+      {
+        JsonObjectIter iter;
+        const char *name;
+        JsonNode *member;
+        gsize size = 2;
+        guint n = 0;
+
+        json_object_iter_init (&iter, json_node_get_object (node));
+        while (json_object_iter_next (&iter, &name, &member))
+          {
+            size += string_size (name) + 1 + _gg_model_json_size (member);
+            n++;
+          }
+        return size + (n > 1 ? n - 1 : 0);
+      }
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *array = json_node_get_array (node);
+        guint n = json_array_get_length (array);
+        gsize size = 2 + (n > 1 ? n - 1 : 0);
+
+        for (guint i = 0; i < n; i++)
+          size += _gg_model_json_size (json_array_get_element (array, i));
+        return size;
+      }
+    case JSON_NODE_NULL:
+      return 4;
+    case JSON_NODE_VALUE:
+    default:
+      {
+        GType type = json_node_get_value_type (node);
+        char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+        if (type == G_TYPE_STRING)
+          return string_size (json_node_get_string (node));
+        if (type == G_TYPE_BOOLEAN)
+          return json_node_get_boolean (node) ? 4 : 5;
+        if (type == G_TYPE_INT64)
+          return (gsize) g_snprintf (buffer, sizeof buffer, "%" G_GINT64_FORMAT, json_node_get_int (node));
+        return strlen (g_ascii_dtostr (buffer, sizeof buffer, json_node_get_double (node)));
+      }
+    }
+}
 
 /* A string member, or NULL when absent or of another type: for input that
  * may be anything, where json_object_get_string_member() would be critical. */
