@@ -133,6 +133,9 @@ main (int   argc,
     }
 
   loop = g_main_loop_new (NULL, FALSE);
+  /* Before anyone can learn our port, so a prompt SIGTERM still exits cleanly. */
+  sigint_id = g_unix_signal_add (SIGINT, on_signal, loop);
+  sigterm_id = g_unix_signal_add (SIGTERM, on_signal, loop);
   game_options.tick_ms = (guint) o.tick_ms;
   game_options.freeze_after_frames = o.freeze ? 0 : o.freeze_after_frames;
   game_options.crash_on = o.crash_on;
@@ -145,9 +148,10 @@ main (int   argc,
   if (!rg_http_listen (http, (guint) o.debug_port, &port, &error))
     {
       fprintf (stderr, "refgame: cannot listen on 127.0.0.1:%d: %s\n", o.debug_port, error->message);
+      g_source_remove (sigint_id);
+      g_source_remove (sigterm_id);
       return EXIT_FAILURE;
     }
-  printf ("refgame: listening on 127.0.0.1:%u\n", port);
 
   if (!o.no_registry)
     {
@@ -162,8 +166,9 @@ main (int   argc,
         printf ("refgame: registered in %s\n", registry_path);
     }
 
-  sigint_id = g_unix_signal_add (SIGINT, on_signal, loop);
-  sigterm_id = g_unix_signal_add (SIGTERM, on_signal, loop);
+  /* Last, so whoever waits for this line also finds the registry entry. */
+  printf ("refgame: listening on 127.0.0.1:%u\n", port);
+
   rg_game_start (game);
   g_main_loop_run (loop);
 
