@@ -901,12 +901,13 @@ test_registry_locations (void)
   g_autoptr(Game) via_home = NULL;
   g_autoptr(Game) broken = NULL;
   g_autoptr(Game) none = game_spawn ("--no-registry", NULL);
+  g_autofree char *none_entry = registry_entry_path (none);
   g_autofree char *entry = NULL;
   g_autoptr(JsonObject) health = NULL;
 
   g_assert_no_error (error);
   /* --no-registry writes nothing. */
-  g_assert_false (g_file_test (registry_entry_path (none), G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (none_entry, G_FILE_TEST_EXISTS));
 
   /* $GAME_BRIDGE_HOME/instances when GAME_BRIDGE_INSTANCES is unset. */
   via_home = game_spawn_full (args, NULL, home_env, TRUE);
@@ -1201,6 +1202,7 @@ test_launch_declaration (void)
   JsonArray *argv = json_object_get_array_member (launch, "argv");
   g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(Game) game = NULL;
+  g_autoptr(JsonObject) health = NULL;
   gboolean has_port = FALSE;
 
   g_assert_cmpstr (json_object_get_string_member (decl, "name"), ==, "Crate Stacker");
@@ -1224,7 +1226,8 @@ test_launch_declaration (void)
   g_assert_cmpstr (json_array_get_string_element (argv, 0), ==, "./gamegate-refgame");
   g_assert_true (g_file_test (RG_REFGAME_EXE, G_FILE_TEST_IS_EXECUTABLE));
   game = game_spawn_full ((const char * const *) args->pdata, exe_dir, NULL, TRUE);
-  g_assert_true (json_object_get_boolean_member (get_object (game, "/health", 200), "ok"));
+  health = get_object (game, "/health", 200);
+  g_assert_true (json_object_get_boolean_member (health, "ok"));
 }
 
 int

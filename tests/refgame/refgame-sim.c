@@ -213,6 +213,18 @@ rg_sim_step (RgSim *sim)
     }
 }
 
+static void
+settle_falling (RgSim *sim)
+{
+  for (guint i = 0; i < sim->crates->len; i++)
+    {
+      RgCrate *c = &g_array_index (sim->crates, RgCrate, i);
+
+      if (c->falling)
+        land (sim, c, rest_height (sim, c->x, c->width));
+    }
+}
+
 static gboolean
 kind_from_name (const char *name,
                 RgKind     *kind)
@@ -300,6 +312,14 @@ do_drop (RgSim      *sim,
   if (sim->crates->len >= RG_MAX_CRATES)
     {
       rg_sim_add_event (sim, "drop:too_many_crates");
+      return;
+    }
+  /* A crate still falling lands first: the world after a drop then depends on
+   * the order of commands only, never on how many frames ran between them. */
+  settle_falling (sim);
+  if (sim->game_over)
+    {
+      rg_sim_add_event (sim, "ignored:drop:game_over");
       return;
     }
   if (json_object_has_member (args, "x"))

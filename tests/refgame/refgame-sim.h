@@ -3,7 +3,8 @@
  * Positions are kept in hundredths of a world unit (integers), so a run is
  * bit-for-bit reproducible and a snapshot prints "1.2", not "1.19999999".
  * The world spans x = -2..2; crates fall from the top and stack on whatever
- * they overlap.  Same seed + same commands => same game. */
+ * they overlap.  Same seed + same commands => same settled game: a drop
+ * first lands any crate still falling, so frame timing never matters. */
 #pragma once
 
 #include <glib.h>
