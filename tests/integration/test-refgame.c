@@ -163,6 +163,8 @@ game_spawn_full (const char * const *args,
       g_assert_true (g_shell_parse_argv (wrap, NULL, &wrapper, NULL));
       for (char **w = wrapper; *w != NULL; w++)
         g_ptr_array_add (argv, *w);
+      if (g_str_has_suffix (wrapper[0], "valgrind"))
+        g_ptr_array_add (argv, (gpointer) "--suppressions=" GG_TEST_SRCDIR "/refgame/libsoup-3.2.supp");
     }
   g_ptr_array_add (argv, (gpointer) RG_REFGAME_EXE);
   for (const char * const *a = args; *a != NULL; a++)
@@ -1188,6 +1190,55 @@ test_hostile_queries (void)
   g_assert_cmpint (json_object_get_int_member (state, "queued"), ==, 0);
 }
 
+static guint
+count_fds (Game *game)
+{
+  g_autofree char *dir_path = g_strdup_printf ("/proc/%s/fd", g_subprocess_get_identifier (game->proc));
+  g_autoptr(GDir) dir = g_dir_open (dir_path, 0, NULL);
+  guint n = 0;
+
+  g_assert_nonnull (dir);
+  while (g_dir_read_name (dir) != NULL)
+    n++;
+  return n;
+}
+
+/* Clients that close keep-alive connections while idle (what a poller does)
+ * must not cost the game a descriptor each. */
+static void
+test_no_descriptor_leak (void)
+{
+  g_autoptr(Game) game = game_spawn ("--no-registry", NULL);
+  guint before, after;
+
+  if (!g_file_test ("/proc/self/fd", G_FILE_TEST_IS_DIR))
+    {
+      g_test_skip ("no /proc/PID/fd here");
+      return;
+    }
+  g_assert_cmpuint (raw_get (game, "/health", NULL), ==, 200);
+  pump (50);
+  before = count_fds (game);
+  for (int i = 0; i < 100; i++)
+    {
+      g_autoptr(GSocketClient) client = g_socket_client_new ();
+      g_autoptr(GSocketConnection) conn = g_socket_client_connect_to_host (client, "127.0.0.1", game->port,
+                                                                          NULL, NULL);
+      const char request[] = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n";
+      char buf[512];
+
+      g_assert_nonnull (conn);
+      g_assert_true (g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (conn)), request,
+                                                sizeof request - 1, NULL, NULL, NULL));
+      g_assert_cmpint (g_input_stream_read (g_io_stream_get_input_stream (G_IO_STREAM (conn)), buf, sizeof buf,
+                                            NULL, NULL), >, 0);
+      g_io_stream_close (G_IO_STREAM (conn), NULL, NULL);
+    }
+  pump (200);
+  after = count_fds (game);
+  g_assert_cmpuint (after, <=, before + 5);
+}
+
 /* ---- the launch declaration ------------------------------------------ */
 
 static void
@@ -1259,6 +1310,7 @@ main (int   argc,
   g_test_add_func ("/refgame/bad-options", test_bad_options);
   g_test_add_func ("/refgame/explicit-port", test_explicit_port);
   g_test_add_func ("/refgame/hostile-queries", test_hostile_queries);
+  g_test_add_func ("/refgame/no-descriptor-leak", test_no_descriptor_leak);
   g_test_add_func ("/refgame/launch-declaration", test_launch_declaration);
 
   return g_test_run ();

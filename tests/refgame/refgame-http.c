@@ -18,6 +18,11 @@ struct _RgHttp {
   gboolean    no_tools;
 };
 
+/* libsoup before 3.3 leaks the socket (and its file descriptor) of every
+ * keep-alive connection the client closes while idle, which a bridge polling
+ * /state does all day.  There, the server closes each connection itself. */
+static gboolean close_connections;
+
 static void
 respond (SoupServerMessage *msg,
          guint              status,
@@ -26,6 +31,8 @@ respond (SoupServerMessage *msg,
   SoupMessageHeaders *headers = soup_server_message_get_response_headers (msg);
 
   soup_message_headers_replace (headers, "Cache-Control", "no-store");
+  if (close_connections)
+    soup_message_headers_replace (headers, "Connection", "close");
   soup_server_message_set_status (msg, status, NULL);
   soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_TAKE, body, strlen (body));
 }
@@ -163,6 +170,8 @@ rg_http_new (RgGame   *game,
 {
   RgHttp *http = g_new0 (RgHttp, 1);
 
+  close_connections = soup_get_major_version () == 3 && soup_get_minor_version () < 3;
+
   http->game = game;
   http->no_tools = no_tools;
   http->server = soup_server_new ("server-header", "gamegate-refgame ", NULL);
@@ -197,13 +206,17 @@ rg_http_listen (RgHttp   *http,
 {
   g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
   g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, port);
-  GSList *uris;
+  g_autoptr(GSList) listeners = NULL;
+  g_autoptr(GSocketAddress) local = NULL;
 
   if (!soup_server_listen (http->server, address, 0, error))
     return FALSE;
-  uris = soup_server_get_uris (http->server);
-  *out_port = uris != NULL ? (guint) g_uri_get_port (uris->data) : port;
-  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+  /* Not soup_server_get_uris(): libsoup 3.2 leaks the address it reads there. */
+  listeners = soup_server_get_listeners (http->server);
+  local = listeners != NULL ? g_socket_get_local_address (listeners->data, error) : NULL;
+  if (local == NULL)
+    return FALSE;
+  *out_port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (local));
   return TRUE;
 }
 

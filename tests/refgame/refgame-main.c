@@ -176,6 +176,10 @@ main (int   argc,
   g_source_remove (sigint_id);
   g_source_remove (sigterm_id);
   rg_http_stop (http);
+  g_clear_pointer (&http, rg_http_free);
+  /* libsoup finishes closing client connections from idle callbacks. */
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
   rg_registry_remove (registry_path);
   printf ("refgame: bye\n");
   return EXIT_SUCCESS;
