@@ -85,6 +85,21 @@ wait_output (Game       *game,
     }
 }
 
+/* Waits until the game wrote something containing @needle to stderr. */
+void
+wait_stderr (Game       *game,
+             const char *needle)
+{
+  gint64 deadline = g_get_monotonic_time () + TIMEOUT_MS * G_TIME_SPAN_MILLISECOND;
+
+  while (strstr (game->err_text->str, needle) == NULL)
+    {
+      if (g_get_monotonic_time () > deadline)
+        g_error ("the game never wrote '%s' to stderr", needle);
+      pump (10);
+    }
+}
+
 static void
 on_exited (GObject      *source,
            GAsyncResult *result,
@@ -306,6 +321,24 @@ wait_applied (Game   *game,
       pump (10);
     }
   g_error ("command %" G_GINT64_FORMAT " was not applied in time", id);
+}
+
+/* Polls /state until its frame reaches @frame; returns that state. */
+JsonObject *
+wait_frame (Game   *game,
+            gint64  frame)
+{
+  gint64 deadline = g_get_monotonic_time () + TIMEOUT_MS * G_TIME_SPAN_MILLISECOND;
+
+  while (g_get_monotonic_time () < deadline)
+    {
+      g_autoptr(JsonObject) state = get_object (game, "/state", 200);
+
+      if (json_object_get_int_member (state, "frame") >= frame)
+        return g_steal_pointer (&state);
+      pump (5);
+    }
+  g_error ("frame %" G_GINT64_FORMAT " never came", frame);
 }
 
 gint64

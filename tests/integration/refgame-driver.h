@@ -28,6 +28,8 @@ gboolean    output_has          (Game               *game,
                                  const char         *needle);
 void        wait_output         (Game               *game,
                                  const char         *needle);
+void        wait_stderr         (Game               *game,
+                                 const char         *needle);
 void        wait_exit           (Game               *game);
 Game       *game_spawn_full     (const char * const *args,
                                  const char         *cwd,
@@ -48,6 +50,8 @@ gint64      send_command        (Game               *game,
                                  const char         *query);
 JsonObject *wait_applied        (Game               *game,
                                  gint64              id);
+JsonObject *wait_frame          (Game               *game,
+                                 gint64              frame);
 gint64      command_and_wait    (Game               *game,
                                  const char         *query);
 JsonObject *game_object         (JsonObject         *state);

@@ -19,8 +19,10 @@ test_health (void)
   g_autoptr(JsonObject) first = get_object (game, "/health", 200);
   g_autoptr(JsonObject) second = NULL;
 
+  g_autoptr(JsonObject) later = NULL;
+
   g_assert_true (json_object_get_boolean_member (first, "ok"));
-  pump (100);
+  later = wait_frame (game, json_object_get_int_member (first, "frame") + 1);
   second = get_object (game, "/health", 200);
   g_assert_cmpint (json_object_get_int_member (second, "frame"), >,
                    json_object_get_int_member (first, "frame"));
@@ -95,11 +97,16 @@ test_command_applied (void)
 static void
 test_fire_and_forget (void)
 {
-  g_autoptr(Game) game = game_spawn ("--no-registry", "--tick-ms", "1500", NULL);
+  g_autoptr(Game) game = game_spawn ("--no-registry", "--tick-ms", "2000", NULL);
+  g_autoptr(JsonObject) start = get_object (game, "/state", 200);
+  g_autoptr(JsonObject) tick = NULL;
   g_autoptr(JsonObject) before = NULL;
   g_autoptr(JsonObject) after = NULL;
-  gint64 id = send_command (game, "cmd=set_score&score=999");
+  gint64 id;
 
+  /* Right after a tick, so the next one is two seconds away. */
+  tick = wait_frame (game, json_object_get_int_member (start, "frame") + 1);
+  id = send_command (game, "cmd=set_score&score=999");
   before = get_object (game, "/state", 200);
   g_assert_cmpint (json_object_get_int_member (before, "completedCommandId"), <, id);
   g_assert_cmpint (json_object_get_int_member (game_object (before), "score"), ==, 0);
@@ -280,8 +287,7 @@ test_pause_resume (void)
   paused = wait_applied (game, send_command (game, "cmd=pause"));
   g_assert_true (json_object_get_boolean_member (paused, "paused"));
   command_and_wait (game, "cmd=drop&x=-1&settle=false");
-  pump (100);
-  later = get_object (game, "/state", 200);
+  later = wait_frame (game, json_object_get_int_member (paused, "frame") + 4);
   g_assert_cmpint (json_object_get_int_member (later, "simFrame"), ==,
                    json_object_get_int_member (paused, "simFrame"));
   g_assert_cmpint (json_object_get_int_member (later, "frame"), >,
