@@ -115,6 +115,7 @@ main (int   argc,
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       fprintf (stderr, "refgame: %s\n", error->message);
+      g_free (o.crash_on);
       return EXIT_USAGE;
     }
 
@@ -123,6 +124,7 @@ main (int   argc,
       printf ("refgame: %s %s starting\n", RG_GAME_NAME, RG_GAME_VERSION);
       printf ("refgame: loading assets\n");
       fprintf (stderr, "refgame: error: --exit-code-at-start %d: failing on purpose\n", o.exit_code_at_start);
+      g_free (o.crash_on);
       return o.exit_code_at_start & 0xff;
     }
   if (!check_options (&o, &error))
