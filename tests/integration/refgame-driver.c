@@ -10,6 +10,9 @@
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 static gboolean
 timeout_flag (gpointer data)
@@ -122,6 +125,16 @@ wait_exit (Game *game)
   g_assert_true (game->exited);
 }
 
+/* A failed assertion aborts the test without running cleanups: the kernel
+ * then takes the game down with it instead of leaving it running. */
+static void
+die_with_parent (gpointer user_data)
+{
+#ifdef __linux__
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+#endif
+}
+
 /* Spawns the game with @args (NULL-terminated) in @cwd (or the test's cwd).
  * When @expect_port, waits for the "listening" line and records the port. */
 Game *
@@ -152,6 +165,7 @@ game_spawn_full (const char * const *args,
     }
   if (cwd != NULL)
     g_subprocess_launcher_set_cwd (launcher, cwd);
+  g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
 
   if (wrap != NULL && *wrap != '\0')
     {
