@@ -191,7 +191,8 @@ is_plugin_loaded (GgHost     *host,
 /* After setup: keys nobody read and groups nobody owns are most likely
  * typos, which the user should hear about. */
 static void
-warn_about_config (GgHost *host)
+warn_about_config (GgHost             *host,
+                   const char * const *disabled)
 {
   g_auto(GStrv) groups = gg_config_list_groups (host->config);
   g_auto(GStrv) unread = NULL;
@@ -214,6 +215,28 @@ warn_about_config (GgHost *host)
         continue;
       location = gg_config_get_location (host->config, groups[i], NULL);
       g_warning (_("%s: [%s] names no loaded plugin"), location, groups[i]);
+    }
+
+  for (guint i = 0; disabled != NULL && disabled[i] != NULL; i++)
+    {
+      g_autofree char *name = g_strstrip (g_strdup (disabled[i]));
+      GPtrArray *refusals = gg_plugin_loader_get_refusals (host->loader);
+      gboolean found = *name == '\0';
+
+      for (guint r = 0; r < refusals->len && !found; r++)
+        {
+          GgPluginRefusal *refusal = g_ptr_array_index (refusals, r);
+
+          found = refusal->disabled && g_strcmp0 (refusal->name, name) == 0;
+        }
+      if (!found)
+        {
+          g_autofree char *location = gg_config_get_location (host->config, GATEWAY_GROUP,
+                                                              "disabled-plugins");
+
+          g_warning (_("%s: [gateway] disabled-plugins: no plugin named “%s” was found"),
+                     location, name);
+        }
     }
 
   unread = gg_config_list_unread (host->config);
@@ -327,7 +350,7 @@ run (int argc, char **argv)
       goto out;
     }
 
-  warn_about_config (&host);
+  warn_about_config (&host, (const char * const *) disabled);
 
   if (g_strcmp0 (options.command, "plugins") == 0)
     {

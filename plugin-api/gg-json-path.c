@@ -242,7 +242,7 @@ replace_element (JsonNode *array_node,
   JsonArray *array = json_array_sized_new (n);
 
   for (guint i = 0; i < n; i++)
-    json_array_add_element (array, i == index ? _gg_json_deep_copy (value)
+    json_array_add_element (array, i == index ? gg_json_copy (value)
                                               : json_node_ref (json_array_get_element (old, i)));
   json_node_take_array (array_node, array);
 }
@@ -343,13 +343,13 @@ gg_json_path_set (JsonNode   *root,
         if (JSON_NODE_HOLDS_OBJECT (node))
           {
             json_object_set_member (json_node_get_object (node), segments[i],
-                                    _gg_json_deep_copy (value));
+                                    gg_json_copy (value));
             return TRUE;
           }
         set_not_found (segments, i, error);
         return FALSE;
       case STEP_APPENDABLE:
-        json_array_add_element (json_node_get_array (node), _gg_json_deep_copy (value));
+        json_array_add_element (json_node_get_array (node), gg_json_copy (value));
         return TRUE;
       case STEP_ERROR:
       default:

@@ -11,9 +11,6 @@ G_BEGIN_DECLS
 /* Library-internal: the leading underscore keeps these out of
  * tests/tools/api-symbols.py and so out of the exported map. */
 
-/* A copy that shares nothing with @node (json_node_copy() shares objects
- * and arrays by reference). The copy is mutable. */
-JsonNode *_gg_json_deep_copy (JsonNode *node);
 
 /* New nodes owning @object / @array (json_node_init_object() adds a ref). */
 JsonNode *_gg_json_node_take_object (JsonObject *object);

@@ -470,8 +470,17 @@ _gg_json_node_take_array (JsonArray *array)
   return node;
 }
 
+/**
+ * gg_json_copy:
+ * @node: a JSON value
+ *
+ * Copies @node deeply: unlike json_node_copy(), the copy shares no object or
+ * array with @node, so changing one never changes the other.
+ *
+ * Returns: (transfer full): a mutable copy of @node
+ */
 JsonNode *
-_gg_json_deep_copy (JsonNode *node)
+gg_json_copy (JsonNode *node)
 {
   switch (json_node_get_node_type (node))
     {
@@ -484,7 +493,7 @@ _gg_json_deep_copy (JsonNode *node)
 
         json_object_iter_init_ordered (&iter, json_node_get_object (node));
         while (json_object_iter_next_ordered (&iter, &name, &member))
-          json_object_set_member (copy, name, _gg_json_deep_copy (member));
+          json_object_set_member (copy, name, gg_json_copy (member));
         return _gg_json_node_take_object (copy);
       }
 
@@ -495,7 +504,7 @@ _gg_json_deep_copy (JsonNode *node)
         JsonArray *copy = json_array_sized_new (n);
 
         for (guint i = 0; i < n; i++)
-          json_array_add_element (copy, _gg_json_deep_copy (json_array_get_element (array, i)));
+          json_array_add_element (copy, gg_json_copy (json_array_get_element (array, i)));
         return _gg_json_node_take_array (copy);
       }
 

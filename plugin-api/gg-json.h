@@ -28,6 +28,9 @@ JsonNode *gg_json_parse             (const char *data,
                                      GError    **error);
 char     *gg_json_to_string         (JsonNode *node);
 char     *gg_json_object_to_string  (JsonObject *object);
+/* A copy that shares nothing with @node (json_node_copy() shares objects
+ * and arrays by reference). The copy is mutable. */
+JsonNode *gg_json_copy              (JsonNode *node);
 gboolean  gg_json_equal             (JsonNode *a,
                                      JsonNode *b);
 

@@ -19,7 +19,7 @@ merge (JsonNode *target,
   if (!JSON_NODE_HOLDS_OBJECT (patch))
     {
       g_clear_pointer (&target, json_node_unref);
-      return _gg_json_deep_copy (patch);
+      return gg_json_copy (patch);
     }
 
   if (target == NULL || !JSON_NODE_HOLDS_OBJECT (target))
@@ -73,5 +73,5 @@ gg_json_merge_patch (JsonNode *target,
 {
   g_return_val_if_fail (patch != NULL, NULL);
 
-  return merge (target != NULL ? _gg_json_deep_copy (target) : NULL, patch);
+  return merge (target != NULL ? gg_json_copy (target) : NULL, patch);
 }

@@ -656,7 +656,7 @@ gg_schema_new (JsonNode *schema,
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   self = g_object_new (GG_TYPE_SCHEMA, NULL);
-  self->root = _gg_json_deep_copy (schema);
+  self->root = gg_json_copy (schema);
   json_node_seal (self->root);
 
   if (JSON_NODE_HOLDS_OBJECT (self->root))

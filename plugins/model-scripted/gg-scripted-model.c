@@ -72,13 +72,9 @@ step_run_free (StepRun *run)
 static gsize
 json_bytes (JsonNode *node)
 {
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  g_autofree char *text = NULL;
-  gsize length = 0;
+  g_autofree char *text = gg_json_to_string (node);
 
-  json_generator_set_root (generator, node);
-  text = json_generator_to_data (generator, &length);
-  return length;
+  return strlen (text);
 }
 
 static gsize

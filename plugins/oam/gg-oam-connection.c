@@ -148,11 +148,7 @@ gg_oam_connection_init (GgOamConnection *self)
   self->session_order = g_ptr_array_new ();
   self->worlds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->world_order = g_ptr_array_new_with_free_func (g_free);
-#ifdef GG_OAM_HAVE_WORLD
   self->subscriptions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, gg_oam_subscription_free);
-#else
-  self->subscriptions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-#endif
   self->subscription_order = g_ptr_array_new_with_free_func (g_free);
   self->npcs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->npc_order = g_ptr_array_new ();
@@ -249,9 +245,7 @@ connection_new (GgBus               *bus,
   gg_oam_session_methods_register (self);
   gg_oam_decision_methods_register (self);
   gg_oam_content_methods_register (self);
-#ifdef GG_OAM_HAVE_WORLD
   gg_oam_world_methods_register (self);
-#endif
 #ifdef GG_OAM_HAVE_NPC
   gg_oam_npc_methods_register (self);
 #endif

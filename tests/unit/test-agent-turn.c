@@ -1157,38 +1157,55 @@ test_schema (void)
   }
 }
 
-/* The library checks answers against the schema when gg-schema is built
- * in; the weak reference lets this test say so instead of failing to link. */
-#pragma weak gg_schema_new
-
+/* Structured answers are checked against the schema. */
 static void
 test_schema_validation (void)
 {
-  if (gg_schema_new == NULL)
-    {
-      g_test_skip ("gg-schema is not built into this libgamegate");
-      return;
-    }
-
   {
     g_autoptr(TestFakeModel) model = fake_model_new ("[{\"json\":{\"choice\":5}}]");
+    JsonObject *data;
+
     run_reset ();
     run_schema_turn (GG_MODEL (model),
                      "{\"type\":\"object\",\"properties\":{\"choice\":{\"type\":\"string\"}},\"required\":[\"choice\"]}");
     g_assert_error (run.error, GG_MODEL_ERROR, GG_MODEL_ERROR_GENERATION_FAILED);
     g_assert_true (g_str_has_prefix (run.error->message, "The model's answer does not match the schema: "));
+    data = gg_model_error_get_data (run.error);
+    g_assert_nonnull (data);
+    g_assert_cmpstr (json_object_get_string_member (data, "path"), ==, "#/choice");
+    g_assert_cmpstr (json_object_get_string_member (data, "schemaPath"), ==, "#/properties/choice/type");
   }
   {
+    /* An unusable schema fails before the model is asked anything. */
     g_autoptr(TestFakeModel) model = fake_model_new ("[{\"json\":{\"choice\":\"a\"}}]");
     run_reset ();
     run_schema_turn (GG_MODEL (model), "{\"type\":\"no such type\"}");
     g_assert_error (run.error, GG_MODEL_ERROR, GG_MODEL_ERROR_INVALID_SCHEMA);
+    g_assert_true (g_str_has_prefix (run.error->message, "The output schema cannot be used: "));
+    g_assert_cmpuint (model->requests->len, ==, 0);
+    g_assert_cmpuint (run.events->len, ==, 0);
   }
   {
     g_autoptr(TestFakeModel) model = fake_model_new ("[{\"json\":{\"choice\":\"a\"}}]");
     run_reset ();
     run_schema_turn (GG_MODEL (model), "{\"type\":\"object\",\"properties\":{\"choice\":{\"enum\":[\"a\",\"b\"]}}}");
     g_assert_no_error (run.error);
+  }
+  {
+    /* Hostile text answers: too deep to parse is a failed generation. */
+    g_autoptr(GString) deep = g_string_new (NULL);
+    g_autofree char *spec = NULL;
+    g_autoptr(GgModel) model = NULL;
+
+    for (guint i = 0; i < 1000; i++)
+      g_string_append (deep, "[");
+    for (guint i = 0; i < 1000; i++)
+      g_string_append (deep, "]");
+    spec = g_strdup_printf ("{\"type\":\"scripted\",\"steps\":[{\"text\":\"%s\"}]}", deep->str);
+    model = scripted (spec);
+    run_reset ();
+    run_schema_turn (model, "{}");
+    g_assert_error (run.error, GG_MODEL_ERROR, GG_MODEL_ERROR_GENERATION_FAILED);
   }
 }
 
@@ -1529,6 +1546,56 @@ test_thread_default_context (void)
   g_assert_cmpuint (run.events->len, ==, 6);
 }
 
+/* What the model is given: instructions, sampling, limits, the history
+ * (non-entries skipped), the tools without execution details. */
+static void
+test_request_fields (void)
+{
+  g_autoptr(TestFakeModel) model = fake_model_new ("[{\"toolCalls\":[{\"name\":\"look\",\"id\":\"x\"}]},{\"text\":\"ok\"}]");
+  g_autoptr(JsonArray) history = parse_array (
+    "[{\"role\":\"assistant\",\"text\":\"Welcome.\"},42,\"text\",null,"
+    "{\"role\":\"user\",\"text\":\"Hi\"},{\"role\":\"assistant\",\"text\":\"Hello\"}]");
+  g_autoptr(JsonArray) tools = parse_array (
+    "[{\"name\":\"look\",\"description\":\"Look around\",\"parameters\":{\"type\":\"object\",\"properties\":{}},"
+    "\"execution\":\"client\",\"timeoutSeconds\":30},{\"name\":\"look\",\"description\":\"duplicate\"},"
+    "{\"description\":\"nameless\"},7]");
+  g_autoptr(JsonNode) sampling = parse ("{\"topK\":5,\"seed\":42}");
+  g_autoptr(GgAgentTurn) turn = gg_agent_turn_new (GG_MODEL (model), "You are a guard.", history, tools, "Look", NULL, NULL);
+  GgModelRequest *first, *second;
+  g_autofree char *sent_tools = NULL;
+  g_autofree char *transcript = NULL;
+  g_autofree char *sent_sampling = NULL;
+
+  gg_agent_turn_set_event_func (turn, on_event, NULL, NULL);
+  gg_agent_turn_set_executor (turn, executor, NULL, NULL);
+  gg_agent_turn_set_sampling (turn, sampling, 0.7, 64);
+  /* The turn copied it. */
+  json_object_set_int_member (json_node_get_object (sampling), "topK", 1);
+  run_reset ();
+  run_turn (turn, NULL);
+  g_assert_no_error (run.error);
+
+  first = fake_request (model, 0);
+  second = fake_request (model, 1);
+  g_assert_cmpstr (first->instructions, ==, "You are a guard.");
+  g_assert_cmpfloat (first->temperature, ==, 0.7);
+  g_assert_cmpint (first->max_tokens, ==, 64);
+  g_assert_false (first->stream);
+  g_assert_null (first->output_schema);
+  sent_sampling = json_to_string (first->sampling, FALSE);
+  g_assert_cmpstr (sent_sampling, ==, "{\"topK\":5,\"seed\":42}");
+  sent_tools = array_string (first->tools);
+  g_assert_cmpstr (sent_tools, ==, "[{\"name\":\"look\",\"description\":\"Look around\",\"parameters\":"
+                                   "{\"type\":\"object\",\"properties\":{}}}]");
+  transcript = array_string (second->transcript);
+  g_assert_cmpstr (transcript, ==,
+                   "[{\"role\":\"assistant\",\"text\":\"Welcome.\"},{\"role\":\"user\",\"text\":\"Hi\"},"
+                   "{\"role\":\"assistant\",\"text\":\"Hello\"},{\"role\":\"user\",\"text\":\"Look\"},"
+                   "{\"role\":\"assistant\",\"toolCalls\":[{\"id\":\"x\",\"name\":\"look\",\"arguments\":{}}]},"
+                   "{\"role\":\"tool\",\"callId\":\"x\",\"name\":\"look\",\"output\":\"ok:look\"}]");
+  g_assert_cmpuint (json_array_get_length (first->transcript), ==, 4);
+}
+
 static void
 test_policy (void)
 {
@@ -1589,6 +1656,7 @@ main (int argc, char **argv)
   g_test_add_func ("/agent-turn/usage-sums", test_usage_sums);
   g_test_add_func ("/agent-turn/hostile-model-output", test_hostile_model_output);
   g_test_add_func ("/agent-turn/thread-default-context", test_thread_default_context);
+  g_test_add_func ("/agent-turn/request-fields", test_request_fields);
 
   status = g_test_run ();
   run_reset ();
