@@ -92,10 +92,8 @@ gg_oam_connection_dispose (GObject *object)
     }
   if (self->sessions != NULL)
     gg_oam_sessions_cancel_all (self);
-#ifdef GG_OAM_HAVE_NPC
   if (self->npcs != NULL)
     gg_oam_npcs_cancel_all (self);
-#endif
   g_clear_pointer (&self->npcs, g_hash_table_unref);
   g_clear_pointer (&self->npc_order, g_ptr_array_unref);
   g_clear_pointer (&self->sessions, g_hash_table_unref);
@@ -176,9 +174,7 @@ cancel_everything (GgOamConnection *self)
   gpointer key;
 
   gg_oam_sessions_cancel_all (self);
-#ifdef GG_OAM_HAVE_NPC
   gg_oam_npcs_cancel_all (self);
-#endif
   g_hash_table_iter_init (&iter, self->work);
   while (g_hash_table_iter_next (&iter, &key, NULL))
     g_cancellable_cancel (key);
@@ -246,9 +242,7 @@ connection_new (GgBus               *bus,
   gg_oam_decision_methods_register (self);
   gg_oam_content_methods_register (self);
   gg_oam_world_methods_register (self);
-#ifdef GG_OAM_HAVE_NPC
   gg_oam_npc_methods_register (self);
-#endif
   g_ptr_array_sort (self->method_names, compare_names);
   return self;
 }

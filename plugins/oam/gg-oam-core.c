@@ -290,9 +290,7 @@ method_shutdown (GgOamConnection  *conn,
    * once this answer is flushed. */
   conn->shut_down = TRUE;
   gg_oam_sessions_cancel_all (conn);
-#ifdef GG_OAM_HAVE_NPC
   gg_oam_npcs_cancel_all (conn);
-#endif
   {
     GHashTableIter iter;
     gpointer key;

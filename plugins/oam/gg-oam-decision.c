@@ -372,14 +372,7 @@ decision_prepare (GgOamConnection  *conn,
         text = persona_text (json_node_get_object (actor));
       else if (json_node_get_value_type (actor) == G_TYPE_STRING)
         {
-#ifdef GG_OAM_HAVE_NPC
           text = gg_oam_npc_describe (conn, json_node_get_string (actor), error);
-#else
-          g_propagate_error (error, gg_oam_error_new_member (GG_OAM_NPC_NOT_FOUND, "npc",
-                                                             json_node_get_string (actor),
-                                                             "NPC '%s' not found",
-                                                             json_node_get_string (actor)));
-#endif
           if (text == NULL)
             return NULL;
         }
