@@ -762,6 +762,8 @@ talk_cb (GObject      *source,
   GgOamNpc *npc = data->npc;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) outcome = gg_agent_turn_run_finish (GG_AGENT_TURN (source), result, &error);
+  g_autoptr(GgOamConnection) conn = NULL;
+  g_autoptr(GgOamNpc) hold = NULL;
   const char *format = gg_oam_npc_option_string (npc, "replyFormat");
 
   if (g_cancellable_is_cancelled (op->cancellable))
@@ -801,6 +803,9 @@ talk_cb (GObject      *source,
       return;
     }
 
+  /* Answering frees the operation (and may start the next one). */
+  conn = g_object_ref (data->conn);
+  hold = g_object_ref (npc);
   gg_oam_append_entries (npc->history, gg_agent_turn_get_new_entries (GG_AGENT_TURN (source)));
   npc->turn_count++;
   npc->turns_since_compaction++;
@@ -827,7 +832,7 @@ talk_cb (GObject      *source,
                                    &emotion, &line);
       talk_answer (op, line, emotion, NULL, FALSE, FALSE, outcome);
     }
-  maybe_compact (data->conn, npc);
+  maybe_compact (conn, hold);
 }
 
 static gboolean
