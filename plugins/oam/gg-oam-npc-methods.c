@@ -429,6 +429,7 @@ typedef struct {
   gboolean emotion_sent;
   JsonArray *old;            /* compaction: summarized entries */
   JsonArray *recent;
+  GPtrArray *warnings;       /* unknown members of the request */
 } NpcOp;
 
 static void
@@ -447,6 +448,7 @@ npc_op_free (NpcOp *data)
     g_string_free (data->shown, TRUE);
   g_clear_pointer (&data->old, json_array_unref);
   g_clear_pointer (&data->recent, json_array_unref);
+  g_clear_pointer (&data->warnings, g_ptr_array_unref);
   g_free (data);
 }
 
@@ -465,6 +467,7 @@ npc_op_new (GgOamConnection  *conn,
   data->request_id = id != NULL ? json_node_copy (id) : json_node_new (JSON_NODE_NULL);
   data->records = json_array_new ();
   data->shown = g_string_new (NULL);
+  data->warnings = g_ptr_array_new_with_free_func (g_free);
   return data;
 }
 
@@ -740,6 +743,8 @@ talk_answer (GgOamOp    *op,
   json_object_set_int_member (object, "relationship", data->npc->relationship);
   json_object_set_boolean_member (object, "isFallback", is_fallback);
   json_object_set_object_member (object, "usage", usage_of (outcome));
+  if (data->warnings->len > 0)
+    json_object_set_member (object, "warnings", gg_oam_warnings_to_json (data->warnings));
   gg_oam_op_return_result (op, object_node (object));
 }
 
@@ -972,6 +977,7 @@ npc_talk (GgOamConnection  *conn,
       return;
     }
   data = npc_op_new (conn, npc, request, params);
+  g_ptr_array_extend_and_steal (data->warnings, g_steal_pointer (&warnings));
   data->stream = stream;
   data->line = g_strdup (line);
   data->context = gg_oam_param_text (params, "context");
@@ -1128,6 +1134,8 @@ update_run (GgOamOp *op)
 
   if (!start_or_cancel (op))
     return;
+  for (guint i = 0; i < data->warnings->len; i++)
+    g_ptr_array_add (warnings, g_strdup (g_ptr_array_index (data->warnings, i)));
   /* All or nothing: build everything, then swap. */
   patch = gg_oam_param (data->params, "persona");
   if (patch != NULL)
@@ -1269,7 +1277,6 @@ queue_simple (GgOamConnection  *conn,
     }
   if (run == update_run)
     {
-      static const char * const known[] = { "npc", "persona", "options", "memory", "tools", NULL };
       JsonObject *unused;
       JsonArray *unused_array;
 
@@ -1281,9 +1288,17 @@ queue_simple (GgOamConnection  *conn,
           gg_oam_return_error (request, error);
           return;
         }
-      (void) known;
     }
-  push (npc, request, run, npc_op_new (conn, npc, request, params));
+  {
+    NpcOp *data = npc_op_new (conn, npc, request, params);
+
+    if (run == update_run)
+      {
+        static const char * const update_params[] = { "npc", "persona", "options", "memory", "tools", NULL };
+        gg_oam_warn_unknown (params, NULL, update_params, data->warnings);
+      }
+    push (npc, request, run, data);
+  }
 }
 
 static void
