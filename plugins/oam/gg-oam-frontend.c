@@ -19,7 +19,7 @@
 struct _GgOamFrontend {
   GObject parent_instance;
 
-  GgBus *bus;
+  GgBus *bus;                   /* weak: the bus owns its front ends */
   GgOamSettings settings;
   char *socket_path;
 
@@ -53,7 +53,9 @@ gg_oam_frontend_dispose (GObject *object)
     for (guint i = 0; i < self->connections->len; i++)
       g_signal_handlers_disconnect_by_data (g_ptr_array_index (self->connections, i), self);
   g_clear_pointer (&self->connections, g_ptr_array_unref);
-  g_clear_object (&self->bus);
+  if (self->bus != NULL)
+    g_object_remove_weak_pointer (G_OBJECT (self->bus), (gpointer *) &self->bus);
+  self->bus = NULL;
   G_OBJECT_CLASS (gg_oam_frontend_parent_class)->dispose (object);
 }
 
@@ -99,7 +101,8 @@ gg_oam_frontend_new (GgBus               *bus,
 {
   GgOamFrontend *self = g_object_new (GG_TYPE_OAM_FRONTEND, NULL);
 
-  self->bus = g_object_ref (bus);
+  self->bus = bus;
+  g_object_add_weak_pointer (G_OBJECT (bus), (gpointer *) &self->bus);
   gg_oam_settings_copy (&self->settings, settings);
   self->socket_path = g_strdup (socket_path);
   return self;
@@ -242,6 +245,11 @@ frontend_run_stdio_async (GgFrontend          *frontend,
 
   g_task_set_source_tag (task, frontend_run_stdio_async);
   g_task_set_check_cancellable (task, FALSE);
+  if (self->bus == NULL)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CLOSED, "The bus is gone");
+      return;
+    }
   gg_oam_settings_copy (&settings, &self->settings);
   if (self->opt_max_sessions >= 0)
     settings.max_sessions = self->opt_max_sessions;
@@ -339,7 +347,7 @@ on_incoming (GSocketService    *service,
   GgOamFrontend *self = user_data;
   GgOamConnection *connection;
 
-  if (self->stop_task != NULL)
+  if (self->stop_task != NULL || self->bus == NULL)
     return TRUE;
   connection = gg_oam_connection_new (self->bus, &self->settings, G_IO_STREAM (socket_connection));
   connection->cancel_on_close = TRUE;
