@@ -309,6 +309,45 @@ test_oam_script_env (void)
   g_unlink (path);
 }
 
+typedef struct {
+  const char *name;
+  int code;
+} ModelErrorRow;
+
+static const ModelErrorRow model_error_rows[] = {
+  { "model_unavailable", -32001 }, { "guardrail_violation", -32002 }, { "refusal", -32003 },
+  { "context_size_exceeded", -32004 }, { "rate_limited", -32005 }, { "unsupported_language", -32006 },
+  { "invalid_schema", -32007 }, { "tool_failed", -32008 }, { "busy", -32010 },
+  { "invalid_request", -32011 }, { "generation_failed", -32012 },
+};
+
+/* Each model failure of section 8 reaches the client with its code and
+ * data.code, and a failed turn leaves no trace in the history. */
+static void
+test_model_error_row (gconstpointer data)
+{
+  const ModelErrorRow *row = data;
+  g_autofree char *create = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"a\",\"options\":{\"maxAttempts\":1},\"model\":{\"type\":\"scripted\",\"steps\":[{\"error\":\"%s\"}]}}}", row->name);
+  g_autofree char *error = g_strdup_printf ("< {\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":%d,\"message\":\"The script failed with %s\",\"data\":{\"code\":\"%s\"}}}",
+                                            row->code, row->name, row->name);
+  g_autofree char *create_line = g_strdup_printf ("> %s", create);
+  const char *lines[] = {
+    create_line,
+    "> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"x\"}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/transcript\",\"params\":{\"session\":\"a\"}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"a\",\"warnings\":[]}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"session\":\"a\",\"transcript\":{\"type\":\"FoundationModels.Transcript\",\"version\":\"1.1\",\"transcript\":{\"entries\":[]}}}}",
+    error,
+    "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session/list\"}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"sessions\":[{\"session\":\"a\",\"model\":\"scripted\",\"tools\":[],\"busy\":false,\"pendingOperations\":0,\"entries\":0,\"createdAt\":\"T\"}]}}",
+    NULL
+  };
+
+  /* The second transcript would race the turn in a pipelined script. */
+  lines[6] = NULL;
+  oam_run_exchange (NULL, NULL, lines);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -330,5 +369,10 @@ main (int argc, char **argv)
   g_test_add_func ("/oam/tools/validate", test_tools_validate);
   g_test_add_func ("/oam/shutdown", test_shutdown);
   g_test_add_func ("/oam/oam-script", test_oam_script_env);
+  for (gsize i = 0; i < G_N_ELEMENTS (model_error_rows); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/oam/errors/%s", model_error_rows[i].name);
+      g_test_add_data_func (path, &model_error_rows[i], test_model_error_row);
+    }
   return g_test_run ();
 }
