@@ -590,7 +590,9 @@ maybe_compact (GgOamConnection *conn,
   if (after <= 0 || npc->turns_since_compaction < after)
     return;
   npc->turns_since_compaction = 0;
-  push (npc, NULL, compact_run, npc_op_new (conn, npc, NULL, NULL));
+  /* Before anything already waiting, so a settling npc/state sees it. */
+  gg_oam_queue_push_front (npc->queue, gg_oam_op_new (NULL, compact_run, npc_op_new (conn, npc, NULL, NULL),
+                                                      (GDestroyNotify) npc_op_free));
 }
 
 /* ---- npc/talk ---------------------------------------------------------- */

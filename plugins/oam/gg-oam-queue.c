@@ -123,6 +123,21 @@ gg_oam_queue_push (GgOamQueue *queue,
 }
 
 /**
+ * gg_oam_queue_push_front:
+ * @queue: a queue
+ * @op: (transfer full): work that must run before everything waiting
+ *   (an NPC's compaction after the turn that triggered it)
+ */
+void
+gg_oam_queue_push_front (GgOamQueue *queue,
+                         GgOamOp    *op)
+{
+  op->queue = queue;
+  g_queue_push_head (&queue->waiting, op);
+  pump (queue);
+}
+
+/**
  * gg_oam_queue_cancel:
  * @queue: a queue
  *

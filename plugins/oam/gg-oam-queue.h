@@ -34,11 +34,11 @@ GgOamOp    *gg_oam_op_new             (GgJsonRpcRequest *request,
                                        GDestroyNotify    destroy);
 void        gg_oam_queue_push         (GgOamQueue *queue,
                                        GgOamOp    *op);
+void        gg_oam_queue_push_front   (GgOamQueue *queue,
+                                       GgOamOp    *op);
 guint       gg_oam_queue_cancel       (GgOamQueue *queue);
 gboolean    gg_oam_queue_is_busy      (GgOamQueue *queue);
 guint       gg_oam_queue_get_pending  (GgOamQueue *queue);
-void        gg_oam_queue_when_idle    (GgOamQueue *queue,
-                                       GgOamOp    *op);
 gboolean    gg_oam_op_commit          (GgOamOp *op);
 void        gg_oam_op_return_result   (GgOamOp  *op,
                                        JsonNode *result);

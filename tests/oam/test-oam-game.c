@@ -358,6 +358,40 @@ test_npc_client_tool (void)
   g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
 }
 
+static void
+test_npc_compaction (void)
+{
+  const char *lines[] = {
+    "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"npc/create\",\"params\":{\"npc\":\"a\",\"persona\":{\"name\":\"A\"},\"options\":{\"replyFormat\":\"text\",\"compactAfterTurns\":1,\"keepRecentTurns\":1},\"model\":{\"type\":\"scripted\",\"steps\":[{\"text\":\"[happy] A.\"},{\"text\":\"[sad] B.\"},{\"text\":\"They met twice.\"}]}}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"npc/talk\",\"params\":{\"npc\":\"a\",\"line\":\"one\"}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"npc/talk\",\"params\":{\"npc\":\"a\",\"line\":\"two\"}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"npc/state\",\"params\":{\"npc\":\"a\"}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"npc\":\"a\",\"tools\":[],\"warnings\":[]}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"npc\":\"a\",\"line\":\"A.\",\"emotion\":\"happy\",\"playerOptions\":[],\"endsConversation\":false,\"toolCalls\":[],\"relationship\":0,\"isFallback\":false,\"usage\":{\"inputTokens\":144,\"cachedInputTokens\":0,\"outputTokens\":3,\"totalTokens\":147}}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"npc\":\"a\",\"line\":\"B.\",\"emotion\":\"sad\",\"playerOptions\":[],\"endsConversation\":false,\"toolCalls\":[],\"relationship\":0,\"isFallback\":false,\"usage\":{\"inputTokens\":149,\"cachedInputTokens\":0,\"outputTokens\":2,\"totalTokens\":151}}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"npc\":\"a\",\"state\":{\"version\":1,\"persona\":{\"name\":\"A\",\"role\":\"\",\"personality\":\"\",\"speakingStyle\":\"\",\"backstory\":\"\",\"goals\":[],\"knowledge\":[],\"secrets\":[],\"defaultEmotion\":\"neutral\",\"maxSentences\":2},\"memory\":{\"facts\":[],\"relationship\":0,\"summary\":\"They met twice.\"},\"transcript\":{\"type\":\"FoundationModels.Transcript\",\"version\":\"1.1\",\"transcript\":{\"entries\":[{\"id\":\"e0\",\"role\":\"user\",\"segments\":[{\"type\":\"text\",\"id\":\"e0-0\",\"text\":\"Player: two\"}]},{\"id\":\"e1\",\"role\":\"response\",\"segments\":[{\"type\":\"text\",\"id\":\"e1-0\",\"text\":\"[sad] B.\"}]}]}},\"npc\":\"a\",\"options\":{\"replyFormat\":\"text\",\"groundingTool\":null,\"toolChoice\":\"explicit\",\"maxToolRounds\":2,\"maxToolCalls\":6,\"toolTimeoutSeconds\":120,\"worldReadable\":[\"\"],\"worldWritable\":[],\"worldContextPaths\":[],\"memoryTools\":[],\"maxFacts\":12,\"maxRelationshipChange\":10,\"secretsUnlockAtRelationship\":50,\"emotions\":[\"neutral\",\"happy\",\"sad\",\"angry\",\"afraid\",\"surprised\",\"suspicious\",\"amused\",\"disgusted\",\"excited\",\"curious\",\"confused\",\"worried\",\"grateful\",\"annoyed\",\"proud\"],\"playerOptionCount\":3,\"canEndConversation\":true,\"extraInstructions\":null,\"compactAfterTurns\":1,\"keepRecentTurns\":1,\"fallbackOnGuardrail\":true,\"fallbackLines\":[\"Hm. Let's talk about something else.\",\"I'd rather not say.\",\"Another time, perhaps.\"],\"temperature\":null,\"maximumResponseTokens\":null,\"barkMaximumTokens\":48},\"tools\":[]}}}",
+    NULL
+  };
+  oam_run_exchange (NULL, NULL, lines);
+}
+
+
+/* decideMany's tool/call params carry the decision's index. */
+static void
+test_decide_many_tool_call (void)
+{
+  g_autoptr(OamClient) client = oam_client_new (NULL, NULL);
+
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"decision/decideMany\",\"params\":{\"requests\":[{\"situation\":\"s0\",\"options\":[\"x\"]},{\"situation\":\"s1\",\"options\":[\"a\",\"b\"],\"tools\":[{\"name\":\"scout\",\"description\":\"Scout.\"}],\"toolChoice\":\"required\"}],"
+            OAM_SCRIPT ("[{\"toolCalls\":[{\"name\":\"scout\",\"arguments\":{},\"id\":\"s1\"}]},{\"json\":{\"reasoning\":\"r\",\"optionID\":\"b\",\"confidence\":60}}]") "}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"method\":\"tool/call\",\"params\":{\"index\":1,\"requestId\":6,\"call\":{\"id\":\"s1\",\"name\":\"scout\",\"arguments\":{}}}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"result\":{\"output\":\"clear\"}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":6,\"result\":{\"results\":["
+              "{\"optionID\":\"x\",\"reasoning\":\"\",\"confidence\":100,\"toolCalls\":[],\"usage\":{\"inputTokens\":0,\"cachedInputTokens\":0,\"outputTokens\":0,\"totalTokens\":0},\"isFallback\":false},"
+              "{\"optionID\":\"b\",\"reasoning\":\"r\",\"confidence\":60,\"toolCalls\":[{\"call\":{\"id\":\"s1\",\"name\":\"scout\",\"arguments\":{}},\"output\":\"clear\",\"isError\":false,\"durationSeconds\":0}],\"usage\":{\"inputTokens\":114,\"cachedInputTokens\":0,\"outputTokens\":23,\"totalTokens\":137},\"isFallback\":false}]}}");
+  g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -378,5 +412,7 @@ main (int argc, char **argv)
   g_test_add_func ("/oam/npc/state-restore", test_npc_state_restore);
   g_test_add_func ("/oam/limits/config", test_limits_from_config);
   g_test_add_func ("/oam/npc/client-tool", test_npc_client_tool);
+  g_test_add_func ("/oam/npc/background-compaction", test_npc_compaction);
+  g_test_add_func ("/oam/decision/decideMany/tool-call", test_decide_many_tool_call);
   return g_test_run ();
 }
