@@ -155,8 +155,8 @@ method_initialize (GgOamConnection  *conn,
     }
   if (client != NULL)
     g_debug ("oam connection %p: client %s %s", conn,
-             json_object_get_string_member_with_default (client, "name", "?"),
-             json_object_get_string_member_with_default (client, "version", "?"));
+             gg_oam_object_string (client, "name", "?"),
+             gg_oam_object_string (client, "version", "?"));
   query_availability (conn, request, TRUE);
   return;
 

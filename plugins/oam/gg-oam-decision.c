@@ -190,8 +190,8 @@ decide_cb (GObject      *source,
       value = CLAMP (json_node_get_int (confidence), 0, 100);
     else if (confidence != NULL && json_node_get_value_type (confidence) == G_TYPE_DOUBLE)
       value = (gint64) CLAMP (llround (json_node_get_double (confidence)), 0, 100);
-    node = decision_result (json_object_get_string_member_with_default (structured, "optionID", ""),
-                            json_object_get_string_member_with_default (structured, "reasoning", ""),
+    node = decision_result (gg_oam_object_string (structured, "optionID", ""),
+                            gg_oam_object_string (structured, "reasoning", ""),
                             value,
                             json_object_get_array_member (outcome, "toolCalls"),
                             json_object_get_object_member (outcome, "usage"),
@@ -243,9 +243,9 @@ persona_text (JsonObject *persona)
   const char *labels[] = { "Personality", "Speaking style", "Backstory" };
 
   g_string_append_printf (text, "You decide as %s",
-                          json_object_get_string_member_with_default (persona, "name", "the character"));
-  if (json_object_get_string_member_with_default (persona, "role", NULL) != NULL)
-    g_string_append_printf (text, ", %s", json_object_get_string_member (persona, "role"));
+                          gg_oam_object_string (persona, "name", "the character"));
+  if (gg_oam_object_string (persona, "role", NULL) != NULL)
+    g_string_append_printf (text, ", %s", gg_oam_object_string (persona, "role", NULL));
   g_string_append (text, ".");
   for (guint i = 0; keys[i] != NULL; i++)
     if (json_object_has_member (persona, keys[i]) &&

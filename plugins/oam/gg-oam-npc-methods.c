@@ -820,14 +820,14 @@ talk_cb (GObject      *source,
       JSON_NODE_HOLDS_OBJECT (json_object_get_member (outcome, "structured")))
     {
       JsonObject *reply = json_object_get_object_member (outcome, "structured");
-      const char *emotion = json_object_get_string_member_with_default (reply, "emotion", NULL);
+      const char *emotion = gg_oam_object_string (reply, "emotion", NULL);
       JsonArray *options = json_object_has_member (reply, "player_options") ?
                            json_object_get_array_member (reply, "player_options") : NULL;
 
       if (emotion == NULL)
         emotion = json_object_get_string_member (npc->persona, "defaultEmotion");
-      talk_answer (op, json_object_get_string_member_with_default (reply, "line", ""), emotion, options,
-                   json_object_get_boolean_member_with_default (reply, "ends_conversation", FALSE),
+      talk_answer (op, gg_oam_object_string (reply, "line", ""), emotion, options,
+                   gg_oam_object_bool (reply, "ends_conversation", FALSE),
                    FALSE, outcome);
     }
   else

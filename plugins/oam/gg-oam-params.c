@@ -468,3 +468,42 @@ gg_oam_warnings_to_json (GPtrArray *warnings)
   json_node_take_array (node, array);
   return node;
 }
+
+/**
+ * gg_oam_object_string:
+ * @object: (nullable): any object, also one the client made
+ * @name: a member
+ * @default_value: (nullable): what to return when it is not a string
+ *
+ * Unlike json_object_get_string_member_with_default(), never complains
+ * about a member of another type.
+ */
+const char *
+gg_oam_object_string (JsonObject *object,
+                      const char *name,
+                      const char *default_value)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
+
+  if (node == NULL || json_node_get_value_type (node) != G_TYPE_STRING)
+    return default_value;
+  return json_node_get_string (node);
+}
+
+/**
+ * gg_oam_object_bool:
+ * @object: (nullable): any object
+ * @name: a member
+ * @default_value: what to return when it is not a boolean
+ */
+gboolean
+gg_oam_object_bool (JsonObject *object,
+                    const char *name,
+                    gboolean    default_value)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
+
+  if (node == NULL || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+    return default_value;
+  return json_node_get_boolean (node);
+}

@@ -82,6 +82,12 @@ void      gg_oam_warn_unknown      (JsonObject         *object,
                                     const char * const *known,
                                     GPtrArray          *warnings);
 gboolean  gg_oam_is_valid_id       (const char *id);
+const char *gg_oam_object_string   (JsonObject *object,
+                                    const char *name,
+                                    const char *default_value);
+gboolean  gg_oam_object_bool       (JsonObject *object,
+                                    const char *name,
+                                    gboolean    default_value);
 JsonNode *gg_oam_warnings_to_json  (GPtrArray *warnings);
 
 G_END_DECLS

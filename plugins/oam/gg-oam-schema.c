@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gg-oam-errors.h"
+#include "gg-oam-params.h"
 #include "gg-oam-schema.h"
 
 /* $ref expansion depth: deep enough for real schemas, bounded for cycles. */
@@ -234,7 +235,7 @@ merge_all_of (Converter  *conv,
       if (sub == NULL)
         return FALSE;
       sub_object = json_node_get_object (sub);
-      if (g_strcmp0 (json_object_get_string_member_with_default (sub_object, "type", "object"),
+      if (g_strcmp0 (gg_oam_object_string (sub_object, "type", "object"),
                      "object") != 0)
         {
           g_propagate_error (error, invalid (sub_path, NULL, "allOf supports objects only"));
