@@ -144,6 +144,104 @@ test_session_flood (void)
   g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
 }
 
+/* Random params of the wrong shape for every method: every request is
+ * answered exactly once and the bridge exits cleanly. */
+static const char * const fuzz_methods[] = {
+  "session/create", "session/respond", "session/cancel", "session/reset", "session/delete",
+  "session/list", "session/transcript", "session/setInstructions", "session/setContextNote",
+  "session/setTools", "session/compact", "schema/validate", "tools/validate", "initialize",
+  "decision/decide", "decision/decideMany", "content/generate", "world/create", "world/get",
+  "world/set", "world/merge", "world/remove", "world/snapshot", "world/delete", "world/list",
+  "world/subscribe", "world/unsubscribe", "npc/create", "npc/talk", "npc/bark", "npc/state",
+  "npc/restore", "npc/update", "npc/reset", "npc/cancel", "npc/delete", "npc/list", NULL
+};
+static const char * const fuzz_members[] = {
+  "session", "instructions", "tools", "options", "history", "model", "prompt", "schema", "stream",
+  "toolChoice", "enabledTools", "note", "keepRecentTurns", "name", "client", "protocolVersion",
+  "situation", "actor", "context", "fallbackOptionID", "requests", "world", "state", "path",
+  "value", "patch", "subscription", "npc", "persona", "memory", "line", "settle", "clearMemory", NULL
+};
+static const char * const fuzz_values[] = {
+  "null", "true", "0", "-1", "1e308", "1152921504606846976", "1.5", "86401", "\"\"", "\"s1\"",
+  "\"w1\"", "\"npc1\"", "\"sub1\"", "\"scripted\"", "\"player.gold\"", "\"a..b\"",
+  "[]", "[1,\"a\",null]", "{}", "{\"type\":\"scripted\",\"steps\":[{\"text\":\"hi\"}]}",
+  "{\"type\":[\"object\"],\"properties\":{\"a\":{\"$ref\":\"#\"}}}",
+  "[{\"name\":{},\"parameters\":[]}]", "{\"name\":7,\"facts\":{},\"relationship\":\"x\"}",
+  "{\"tool\":[]}", "{\"entries\":[{\"role\":5}]}", "{\"state\":{\"persona\":[]}}", NULL
+};
+
+static void
+test_fuzz (void)
+{
+  const char *args[] = { "--tool-timeout", "0.05", NULL };
+  g_autoptr(OamClient) client = oam_client_new (args, NULL);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (20261129);
+  g_autoptr(GHashTable) answered = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  guint n_methods = g_strv_length ((char **) fuzz_methods);
+  guint n_members = g_strv_length ((char **) fuzz_members);
+  guint n_values = g_strv_length ((char **) fuzz_values);
+  const guint total = 1000;
+
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":\"w\",\"method\":\"world/create\",\"params\":{\"world\":\"w1\"}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":\"w\",\"result\":{\"world\":\"w1\",\"version\":0}}");
+  for (guint i = 0; i < total; i++)
+    {
+      g_autoptr(GString) line = g_string_new (NULL);
+      guint members = g_rand_int_range (rand, 0, 6);
+
+      g_string_append_printf (line, "{\"jsonrpc\":\"2.0\",\"id\":%u,\"method\":\"%s\",\"params\":{", i,
+                              fuzz_methods[g_rand_int_range (rand, 0, n_methods)]);
+      for (guint m = 0; m < members; m++)
+        g_string_append_printf (line, "%s\"%s\":%s", m > 0 ? "," : "",
+                                fuzz_members[g_rand_int_range (rand, 0, n_members)],
+                                fuzz_values[g_rand_int_range (rand, 0, n_values)]);
+      g_string_append (line, "}}");
+      oam_send (client, line->str);
+      /* Read what is there so the pipes never fill up. */
+      if (i % 50 == 49)
+        {
+          oam_send (client, PING);
+          for (;;)
+            {
+              g_autofree char *answer = oam_recv (client);
+
+              if (g_str_equal (answer, PING_OK))
+                break;
+              if (g_str_has_prefix (answer, "{\"jsonrpc\":\"2.0\",\"id\":") &&
+                  strstr (answer, "\"method\":\"tool/call\"") == NULL)
+                {
+                  const char *start = answer + strlen ("{\"jsonrpc\":\"2.0\",\"id\":");
+                  g_autofree char *id = g_strndup (start, strcspn (start, ","));
+
+                  g_assert_true (g_hash_table_add (answered, g_steal_pointer (&id)));
+                }
+            }
+        }
+    }
+  {
+    g_autofree char *rest = NULL;
+    g_auto(GStrv) lines = NULL;
+
+    g_assert_cmpint (oam_client_finish (client, &rest), ==, 0);
+    lines = g_strsplit (rest, "\n", -1);
+    for (guint i = 0; lines[i] != NULL; i++)
+      if (g_str_has_prefix (lines[i], "{\"jsonrpc\":\"2.0\",\"id\":") &&
+          strstr (lines[i], "\"method\":\"tool/call\"") == NULL)
+        {
+          const char *start = lines[i] + strlen ("{\"jsonrpc\":\"2.0\",\"id\":");
+          g_autofree char *id = g_strndup (start, strcspn (start, ","));
+
+          g_assert_true (g_hash_table_add (answered, g_steal_pointer (&id)));
+        }
+  }
+  /* Every numbered request exactly once. */
+  for (guint i = 0; i < total; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("%u", i);
+      g_assert_true (g_hash_table_contains (answered, id));
+    }
+}
+
 /* ---- daemon mode ------------------------------------------------------- */
 
 typedef struct {
@@ -287,6 +385,7 @@ main (int argc, char **argv)
   g_test_add_func ("/oam/hostile/invalid-utf8", test_invalid_utf8);
   g_test_add_func ("/oam/hostile/truncated-and-junk", test_truncated_and_junk);
   g_test_add_func ("/oam/hostile/session-flood", test_session_flood);
+  g_test_add_func ("/oam/hostile/fuzz", test_fuzz);
   g_test_add_func ("/oam/daemon/connections", test_daemon);
   return g_test_run ();
 }
