@@ -1,0 +1,615 @@
+/* gg-openai-client.c: what the models of one plugin share: the configured
+ * defaults, one HTTP session (its connection limit is the plugin's
+ * max-concurrent-requests) and a short-lived cache of `GET /models`; plus
+ * turning a per-request model value into a model's settings.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "gg-openai-private.h"
+
+/* Availability is asked often (every oam initialize); the list of served
+ * models changes rarely. */
+#define MODELS_CACHE_US        (5 * G_USEC_PER_SEC)
+#define MODELS_ERROR_CACHE_US  (1 * G_USEC_PER_SEC)
+#define MAX_MODELS_BODY        (4 * 1024 * 1024)
+
+typedef struct {
+  GStrv ids;
+  GError *error;
+  gint64 fetched_at;
+} CacheEntry;
+
+struct _GgOpenaiClient {
+  GObject parent_instance;
+  GgOpenaiSettings defaults;
+  SoupSession *session;
+  GHashTable *cache; /* base URL -> CacheEntry */
+};
+
+G_DEFINE_FINAL_TYPE (GgOpenaiClient, gg_openai_client, G_TYPE_OBJECT)
+
+static void
+cache_entry_free (CacheEntry *entry)
+{
+  g_strfreev (entry->ids);
+  g_clear_error (&entry->error);
+  g_free (entry);
+}
+
+/* ---- settings ---------------------------------------------------------- */
+
+/**
+ * gg_openai_settings_copy:
+ * @dest: (out caller-allocates): receives a copy
+ * @src: settings
+ */
+void
+gg_openai_settings_copy (GgOpenaiSettings       *dest,
+                         const GgOpenaiSettings *src)
+{
+  *dest = *src;
+  dest->base_url = g_strdup (src->base_url);
+  dest->model = g_strdup (src->model);
+  dest->api_key = g_strdup (src->api_key);
+}
+
+/**
+ * gg_openai_settings_clear:
+ * @settings: settings to free the members of; the key is wiped first
+ */
+void
+gg_openai_settings_clear (GgOpenaiSettings *settings)
+{
+  g_clear_pointer (&settings->base_url, g_free);
+  g_clear_pointer (&settings->model, g_free);
+  if (settings->api_key != NULL)
+    explicit_bzero (settings->api_key, strlen (settings->api_key));
+  g_clear_pointer (&settings->api_key, g_free);
+}
+
+/**
+ * gg_openai_normalize_url:
+ * @url: an API root such as `http://127.0.0.1:8080/v1/`
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): @url without trailing slashes, or %NULL when
+ *   it is not an absolute http(s) URL without query or fragment
+ */
+char *
+gg_openai_normalize_url (const char  *url,
+                         GError     **error)
+{
+  g_autoptr(GUri) uri = NULL;
+  const char *scheme;
+  g_autofree char *text = NULL;
+  gsize len;
+
+  if (url == NULL || *url == '\0')
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "is empty");
+      return NULL;
+    }
+  uri = g_uri_parse (url, G_URI_FLAGS_ENCODED, NULL);
+  if (uri == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "is not a URL");
+      return NULL;
+    }
+  scheme = g_uri_get_scheme (uri);
+  if ((g_ascii_strcasecmp (scheme, "http") != 0 && g_ascii_strcasecmp (scheme, "https") != 0) ||
+      g_uri_get_host (uri) == NULL || *g_uri_get_host (uri) == '\0')
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           "must be an http:// or https:// URL with a host");
+      return NULL;
+    }
+  if (g_uri_get_query (uri) != NULL || g_uri_get_fragment (uri) != NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           "must not have a query or a fragment");
+      return NULL;
+    }
+  text = g_strdup (url);
+  len = strlen (text);
+  while (len > 0 && text[len - 1] == '/')
+    text[--len] = '\0';
+  return g_steal_pointer (&text);
+}
+
+/**
+ * gg_openai_redact_url:
+ * @url: (nullable): a URL
+ *
+ * Returns: (transfer full): @url without any user or password, for
+ *   messages and logs
+ */
+char *
+gg_openai_redact_url (const char *url)
+{
+  g_autoptr(GUri) uri = NULL;
+
+  if (url == NULL)
+    return g_strdup ("(no URL)");
+  uri = g_uri_parse (url, G_URI_FLAGS_ENCODED, NULL);
+  if (uri == NULL)
+    return g_strdup ("(invalid URL)");
+  return g_uri_join (G_URI_FLAGS_ENCODED, g_uri_get_scheme (uri), NULL, g_uri_get_host (uri),
+                     g_uri_get_port (uri), g_uri_get_path (uri), NULL, NULL);
+}
+
+/* ---- the client -------------------------------------------------------- */
+
+static void
+gg_openai_client_finalize (GObject *object)
+{
+  GgOpenaiClient *self = GG_OPENAI_CLIENT (object);
+
+  gg_openai_settings_clear (&self->defaults);
+  g_clear_object (&self->session);
+  g_clear_pointer (&self->cache, g_hash_table_unref);
+  G_OBJECT_CLASS (gg_openai_client_parent_class)->finalize (object);
+}
+
+static void
+gg_openai_client_class_init (GgOpenaiClientClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = gg_openai_client_finalize;
+}
+
+static void
+gg_openai_client_init (GgOpenaiClient *self)
+{
+  self->cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                       (GDestroyNotify) cache_entry_free);
+}
+
+/**
+ * gg_openai_client_new:
+ * @defaults: the `[model-openai]` settings; copied
+ * @max_concurrent: HTTP connections at most, per server
+ *
+ * Returns: (transfer full): a new client
+ */
+GgOpenaiClient *
+gg_openai_client_new (const GgOpenaiSettings *defaults,
+                      gint64                  max_concurrent)
+{
+  GgOpenaiClient *self = g_object_new (GG_TYPE_OPENAI_CLIENT, NULL);
+  int conns = (int) CLAMP (max_concurrent, 1, 1024);
+
+  gg_openai_settings_copy (&self->defaults, defaults);
+  /* Requests beyond the limit wait in libsoup's queue, in order. */
+  self->session = soup_session_new_with_options ("max-conns", conns,
+                                                 "max-conns-per-host", conns,
+                                                 "user-agent", "gamegate/" PACKAGE_VERSION " ",
+                                                 NULL);
+  return self;
+}
+
+/**
+ * gg_openai_client_get_defaults:
+ * @self: a client
+ *
+ * Returns: (transfer none): the `[model-openai]` settings
+ */
+const GgOpenaiSettings *
+gg_openai_client_get_defaults (GgOpenaiClient *self)
+{
+  return &self->defaults;
+}
+
+/**
+ * gg_openai_client_get_session:
+ * @self: a client
+ *
+ * Returns: (transfer none): the shared HTTP session
+ */
+SoupSession *
+gg_openai_client_get_session (GgOpenaiClient *self)
+{
+  return self->session;
+}
+
+/* ---- GET /models -------------------------------------------------------- */
+
+typedef struct {
+  GgOpenaiSettings settings;
+  SoupMessage *message;
+} ListModelsData;
+
+static void
+list_models_data_free (ListModelsData *data)
+{
+  gg_openai_settings_clear (&data->settings);
+  g_clear_object (&data->message);
+  g_free (data);
+}
+
+static GStrv
+parse_model_ids (GBytes  *body,
+                 GError **error)
+{
+  gsize length;
+  const char *data = g_bytes_get_data (body, &length);
+  g_autoptr(JsonNode) root = gg_json_parse (data, length, 32, NULL);
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  JsonNode *list;
+  JsonArray *array;
+  guint n;
+
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    goto malformed;
+  list = json_object_get_member (json_node_get_object (root), "data");
+  /* Ollama's own /api/tags uses "models"; accept it as well. */
+  if (list == NULL)
+    list = json_object_get_member (json_node_get_object (root), "models");
+  if (list == NULL || !JSON_NODE_HOLDS_ARRAY (list))
+    goto malformed;
+  array = json_node_get_array (list);
+  n = MIN (json_array_get_length (array), GG_OPENAI_MAX_MODEL_IDS);
+  for (guint i = 0; i < n; i++)
+    {
+      JsonNode *entry = json_array_get_element (array, i);
+      JsonObject *object;
+      const char *id;
+
+      if (!JSON_NODE_HOLDS_OBJECT (entry))
+        continue;
+      object = json_node_get_object (entry);
+      id = json_object_get_string_member_with_default (object, "id", NULL);
+      if (id == NULL)
+        id = json_object_get_string_member_with_default (object, "name", NULL);
+      if (id != NULL)
+        g_strv_builder_add (builder, id);
+    }
+  return g_strv_builder_end (builder);
+
+malformed:
+  g_set_error_literal (error, GG_MODEL_ERROR, GG_MODEL_ERROR_GENERATION_FAILED,
+                       "The model server's model list is malformed");
+  return NULL;
+}
+
+static void
+cache_store (GgOpenaiClient *self,
+             const char     *base_url,
+             GStrv           ids,
+             const GError   *error)
+{
+  CacheEntry *entry = g_new0 (CacheEntry, 1);
+
+  entry->ids = g_strdupv (ids);
+  entry->error = error != NULL ? g_error_copy (error) : NULL;
+  entry->fetched_at = g_get_monotonic_time ();
+  g_hash_table_replace (self->cache, g_strdup (base_url), entry);
+}
+
+static void
+on_models_read (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GgOpenaiClient *self = g_task_get_source_object (task);
+  ListModelsData *data = g_task_get_task_data (task);
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GBytes) body = NULL;
+  GStrv ids = NULL;
+  guint status;
+
+  body = soup_session_send_and_read_finish (SOUP_SESSION (source), result, &local_error);
+  if (body == NULL)
+    {
+      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_task_return_error (task, gg_model_error_new (GG_MODEL_ERROR_CANCELLED, NULL,
+                                                         "The request was cancelled"));
+          return;
+        }
+      g_autoptr(GError) mapped = gg_openai_error_from_io (local_error, &data->settings, NULL);
+      cache_store (self, data->settings.base_url, NULL, mapped);
+      g_task_return_error (task, g_steal_pointer (&mapped));
+      return;
+    }
+  status = soup_message_get_status (data->message);
+  if (!SOUP_STATUS_IS_SUCCESSFUL (status))
+    {
+      gsize length;
+      const char *text = g_bytes_get_data (body, &length);
+      g_autoptr(GError) mapped = gg_openai_error_from_status (status, text, length, NULL,
+                                                              &data->settings, NULL, NULL);
+      cache_store (self, data->settings.base_url, NULL, mapped);
+      g_task_return_error (task, g_steal_pointer (&mapped));
+      return;
+    }
+  if (g_bytes_get_size (body) > MAX_MODELS_BODY)
+    {
+      g_task_return_new_error (task, GG_MODEL_ERROR, GG_MODEL_ERROR_GENERATION_FAILED,
+                               "The model server's model list is too large");
+      return;
+    }
+  ids = parse_model_ids (body, &local_error);
+  cache_store (self, data->settings.base_url, ids, local_error);
+  if (ids == NULL)
+    g_task_return_error (task, g_steal_pointer (&local_error));
+  else
+    g_task_return_pointer (task, ids, (GDestroyNotify) g_strfreev);
+}
+
+/**
+ * gg_openai_client_list_models_async:
+ * @self: a client
+ * @settings: the asking model's settings (URL, key)
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called with the list
+ * @user_data: data for @callback
+ *
+ * Lists the models the server at @settings' URL serves (`GET /models`),
+ * from the cache when it was asked within the last seconds.
+ */
+void
+gg_openai_client_list_models_async (GgOpenaiClient         *self,
+                                    const GgOpenaiSettings *settings,
+                                    GCancellable           *cancellable,
+                                    GAsyncReadyCallback     callback,
+                                    gpointer                user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  g_autofree char *url = g_strconcat (settings->base_url, "/models", NULL);
+  CacheEntry *entry = g_hash_table_lookup (self->cache, settings->base_url);
+  ListModelsData *data;
+
+  g_task_set_source_tag (task, gg_openai_client_list_models_async);
+  if (entry != NULL)
+    {
+      gint64 age = g_get_monotonic_time () - entry->fetched_at;
+      if (age < (entry->error != NULL ? MODELS_ERROR_CACHE_US : MODELS_CACHE_US))
+        {
+          if (entry->error != NULL)
+            g_task_return_error (task, g_error_copy (entry->error));
+          else
+            g_task_return_pointer (task, g_strdupv (entry->ids), (GDestroyNotify) g_strfreev);
+          return;
+        }
+    }
+
+  data = g_new0 (ListModelsData, 1);
+  gg_openai_settings_copy (&data->settings, settings);
+  data->message = soup_message_new (SOUP_METHOD_GET, url);
+  g_task_set_task_data (task, data, (GDestroyNotify) list_models_data_free);
+  if (data->message == NULL)
+    {
+      g_task_return_new_error (task, GG_MODEL_ERROR, GG_MODEL_ERROR_MODEL_UNAVAILABLE,
+                               "The model server URL is invalid");
+      return;
+    }
+  if (settings->api_key != NULL)
+    {
+      g_autofree char *auth = g_strconcat ("Bearer ", settings->api_key, NULL);
+      soup_message_headers_replace (soup_message_get_request_headers (data->message),
+                                    "Authorization", auth);
+      explicit_bzero (auth, strlen (auth));
+    }
+  soup_session_send_and_read_async (self->session, data->message, G_PRIORITY_DEFAULT,
+                                    cancellable, on_models_read, g_steal_pointer (&task));
+}
+
+/**
+ * gg_openai_client_list_models_finish:
+ * @self: a client
+ * @result: the result given to the callback
+ * @error: return location for a %GG_MODEL_ERROR
+ *
+ * Returns: (transfer full): the served model ids, or %NULL with @error set
+ */
+GStrv
+gg_openai_client_list_models_finish (GgOpenaiClient  *self,
+                                     GAsyncResult    *result,
+                                     GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* ---- per-request model values ----------------------------------------- */
+
+static gboolean
+spec_error (GError    **error,
+            const char *member,
+            const char *message)
+{
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "model.%s: %s", member, message);
+  return FALSE;
+}
+
+static gboolean
+number_member (JsonNode *node,
+               double   *out)
+{
+  if (!JSON_NODE_HOLDS_VALUE (node))
+    return FALSE;
+  switch (json_node_get_value_type (node))
+    {
+    case G_TYPE_INT64:
+    case G_TYPE_DOUBLE:
+      *out = json_node_get_double (node);
+      return isfinite (*out);
+    default:
+      return FALSE;
+    }
+}
+
+static gboolean
+int_member (JsonNode *node,
+            gint64   *out)
+{
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
+    return FALSE;
+  *out = json_node_get_int (node);
+  return TRUE;
+}
+
+/* Only variables that look like they hold a key may be named from a
+ * request: a model value must not turn into a way of sending, say, $HOME
+ * or a session token to a server of the caller's choice. */
+static gboolean
+is_key_variable_name (const char *name)
+{
+  if (name == NULL || *name == '\0' || strlen (name) > 128)
+    return FALSE;
+  for (const char *p = name; *p != '\0'; p++)
+    if (!(g_ascii_isupper (*p) || g_ascii_isdigit (*p) || *p == '_'))
+      return FALSE;
+  return !g_ascii_isdigit (*name) &&
+         (g_str_has_suffix (name, "_API_KEY") || g_str_has_suffix (name, "_KEY") ||
+          g_str_has_suffix (name, "_TOKEN"));
+}
+
+static void
+wipe_key (char **key)
+{
+  if (*key == NULL)
+    return;
+  explicit_bzero (*key, strlen (*key));
+  g_clear_pointer (key, g_free);
+}
+
+static gboolean
+apply_spec (GgOpenaiSettings  *settings,
+            JsonObject        *spec,
+            const char        *configured_url,
+            GError           **error)
+{
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *member;
+  gboolean url_changed = FALSE, key_given = FALSE;
+
+  json_object_iter_init_ordered (&iter, spec);
+  while (json_object_iter_next_ordered (&iter, &name, &member))
+    {
+      gboolean is_string = JSON_NODE_HOLDS_VALUE (member) &&
+                           json_node_get_value_type (member) == G_TYPE_STRING;
+      double number;
+      gint64 integer;
+
+      if (g_str_equal (name, "type"))
+        continue;
+      else if (g_str_equal (name, "baseUrl"))
+        {
+          g_autoptr(GError) url_error = NULL;
+          char *url;
+
+          if (!is_string)
+            return spec_error (error, name, "must be a string");
+          url = gg_openai_normalize_url (json_node_get_string (member), &url_error);
+          if (url == NULL)
+            return spec_error (error, name, url_error->message);
+          g_free (settings->base_url);
+          settings->base_url = url;
+          url_changed = g_strcmp0 (url, configured_url) != 0;
+        }
+      else if (g_str_equal (name, "model"))
+        {
+          if (!is_string || *json_node_get_string (member) == '\0')
+            return spec_error (error, name, "must be a non-empty string");
+          g_free (settings->model);
+          settings->model = g_strdup (json_node_get_string (member));
+        }
+      else if (g_str_equal (name, "apiKeyEnv"))
+        {
+          const char *value;
+
+          if (!is_string || !is_key_variable_name (json_node_get_string (member)))
+            return spec_error (error, name, "must name an environment variable ending in "
+                                            "_API_KEY, _KEY or _TOKEN");
+          value = g_getenv (json_node_get_string (member));
+          if (value == NULL || *value == '\0')
+            return spec_error (error, name, "the environment variable is not set");
+          wipe_key (&settings->api_key);
+          settings->api_key = g_strdup (value);
+          key_given = TRUE;
+        }
+      else if (g_str_equal (name, "temperature"))
+        {
+          if (!number_member (member, &number) || number < 0 || number > 2)
+            return spec_error (error, name, "must be a number from 0 to 2");
+          settings->temperature = number;
+        }
+      else if (g_str_equal (name, "maxTokens"))
+        {
+          if (!int_member (member, &integer) || integer < 1)
+            return spec_error (error, name, "must be an integer ≥ 1");
+          settings->max_tokens = integer;
+        }
+      else if (g_str_equal (name, "contextSize"))
+        {
+          if (!int_member (member, &integer) || integer < 1 || integer > G_MAXINT32)
+            return spec_error (error, name, "must be a positive integer");
+          settings->context_size = integer;
+        }
+      else if (g_str_equal (name, "timeoutSeconds"))
+        {
+          if (!number_member (member, &number) || number <= 0 || number > 86400)
+            return spec_error (error, name, "must be a number above 0 and at most 86400");
+          settings->timeout_s = number;
+        }
+      else if (g_str_equal (name, "retries"))
+        {
+          if (!int_member (member, &integer) || integer < 0 || integer > 10)
+            return spec_error (error, name, "must be an integer from 0 to 10");
+          settings->retries = integer;
+        }
+      else if (g_str_equal (name, "acceptsTopK"))
+        {
+          if (!JSON_NODE_HOLDS_VALUE (member) || json_node_get_value_type (member) != G_TYPE_BOOLEAN)
+            return spec_error (error, name, "must be a boolean");
+          settings->accepts_top_k = json_node_get_boolean (member);
+        }
+      else
+        {
+          g_autofree char *message = g_strdup_printf ("unknown member (known: baseUrl, model, "
+                                                      "apiKeyEnv, temperature, maxTokens, "
+                                                      "contextSize, timeoutSeconds, retries, "
+                                                      "acceptsTopK)");
+          return spec_error (error, name, message);
+        }
+    }
+
+  /* The configured key belongs to the configured server: never send it to
+   * a URL a request chose. */
+  if (url_changed && !key_given)
+    wipe_key (&settings->api_key);
+  if (settings->model == NULL || *settings->model == '\0')
+    return spec_error (error, "model", "no model name given (set it here or as 'model' in "
+                                       "the [model-openai] group)");
+  return TRUE;
+}
+
+/**
+ * gg_openai_client_create_model:
+ * @self: a client
+ * @spec: the model value `{"type": "openai", …}`
+ * @error: return location for %G_IO_ERROR_INVALID_ARGUMENT naming the member
+ *
+ * Returns: (transfer full): a new model, or %NULL with @error set
+ */
+GgModel *
+gg_openai_client_create_model (GgOpenaiClient  *self,
+                               JsonObject      *spec,
+                               GError         **error)
+{
+  GgOpenaiSettings settings;
+  GgModel *model = NULL;
+
+  gg_openai_settings_copy (&settings, &self->defaults);
+  if (apply_spec (&settings, spec, self->defaults.base_url, error))
+    model = gg_openai_model_new (self, &settings);
+  gg_openai_settings_clear (&settings);
+  return model;
+}
