@@ -230,9 +230,16 @@ list_models_data_free (ListModelsData *data)
   g_free (data);
 }
 
-static GStrv
-parse_model_ids (GBytes  *body,
-                 GError **error)
+/**
+ * gg_openai_parse_model_ids:
+ * @body: a `GET /models` body
+ * @error: return location for a %GG_MODEL_ERROR
+ *
+ * Returns: (transfer full): the model ids listed, or %NULL with @error set
+ */
+GStrv
+gg_openai_parse_model_ids (GBytes  *body,
+                           GError **error)
 {
   gsize length;
   const char *data = g_bytes_get_data (body, &length);
@@ -261,9 +268,9 @@ parse_model_ids (GBytes  *body,
       if (!JSON_NODE_HOLDS_OBJECT (entry))
         continue;
       object = json_node_get_object (entry);
-      id = json_object_get_string_member_with_default (object, "id", NULL);
+      id = gg_openai_get_string (object, "id");
       if (id == NULL)
-        id = json_object_get_string_member_with_default (object, "name", NULL);
+        id = gg_openai_get_string (object, "name");
       if (id != NULL)
         g_strv_builder_add (builder, id);
     }
@@ -333,7 +340,7 @@ on_models_read (GObject      *source,
                                "The model server's model list is too large");
       return;
     }
-  ids = parse_model_ids (body, &local_error);
+  ids = gg_openai_parse_model_ids (body, &local_error);
   cache_store (self, data->settings.base_url, ids, local_error);
   if (ids == NULL)
     g_task_return_error (task, g_steal_pointer (&local_error));

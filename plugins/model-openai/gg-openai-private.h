@@ -18,6 +18,38 @@ G_BEGIN_DECLS
 #define GG_OPENAI_MAX_TOOL_CALLS   128                /* tool calls in one step */
 #define GG_OPENAI_MAX_MODEL_IDS    4096               /* entries of GET /models */
 
+/* Members of a certain type, or NULL: the json-glib getters complain
+ * (criticals) about input that is merely wrong. */
+static inline const char *
+gg_openai_get_string (JsonObject *object,
+                      const char *name)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
+
+  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
+      json_node_get_value_type (node) == G_TYPE_STRING)
+    return json_node_get_string (node);
+  return NULL;
+}
+
+static inline JsonObject *
+gg_openai_get_object (JsonObject *object,
+                      const char *name)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
+
+  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
+static inline JsonArray *
+gg_openai_get_array (JsonObject *object,
+                     const char *name)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
+
+  return node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
+}
+
 /* ---- settings ---------------------------------------------------------- */
 
 /**
@@ -73,6 +105,8 @@ void            gg_openai_client_list_models_async  (GgOpenaiClient      *self,
 GStrv           gg_openai_client_list_models_finish (GgOpenaiClient  *self,
                                                      GAsyncResult    *result,
                                                      GError         **error);
+GStrv           gg_openai_parse_model_ids       (GBytes  *body,
+                                                 GError **error);
 GgModel        *gg_openai_client_create_model   (GgOpenaiClient  *self,
                                                  JsonObject      *spec,
                                                  GError         **error);

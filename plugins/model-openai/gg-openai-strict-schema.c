@@ -168,7 +168,9 @@ make_nullable (JsonNode *schema)
   object = json_node_get_object (schema);
   type = json_object_get_member (object, "type");
   if (type != NULL && !json_object_has_member (object, "const") &&
-      !json_object_has_member (object, "$ref"))
+      !json_object_has_member (object, "$ref") &&
+      ((JSON_NODE_HOLDS_VALUE (type) && json_node_get_value_type (type) == G_TYPE_STRING) ||
+       JSON_NODE_HOLDS_ARRAY (type)))
     {
       JsonNode *en = json_object_get_member (object, "enum");
 
@@ -185,11 +187,11 @@ make_nullable (JsonNode *schema)
         json_array_add_null_element (json_node_get_array (en));
       return schema;
     }
-  if (json_object_has_member (object, "anyOf") && !json_object_has_member (object, "$ref"))
+  if (gg_openai_get_array (object, "anyOf") != NULL && !json_object_has_member (object, "$ref"))
     {
       JsonObject *null_branch = json_object_new ();
       json_object_set_string_member (null_branch, "type", "null");
-      json_array_add_object_element (json_object_get_array_member (object, "anyOf"), null_branch);
+      json_array_add_object_element (gg_openai_get_array (object, "anyOf"), null_branch);
       return schema;
     }
   {
@@ -226,8 +228,8 @@ static void
 merge_all_of (JsonObject *dest,
               JsonArray  *branches)
 {
-  JsonObject *properties = json_object_get_object_member (dest, "properties");
-  JsonArray *required = json_object_get_array_member (dest, "required");
+  JsonObject *properties = gg_openai_get_object (dest, "properties");
+  JsonArray *required = gg_openai_get_array (dest, "required");
 
   if (properties == NULL)
     {
@@ -242,8 +244,8 @@ merge_all_of (JsonObject *dest,
   for (guint i = 0; i < json_array_get_length (branches); i++)
     {
       JsonObject *branch = json_array_get_object_element (branches, i);
-      JsonObject *props = json_object_get_object_member (branch, "properties");
-      JsonArray *req = json_object_get_array_member (branch, "required");
+      JsonObject *props = gg_openai_get_object (branch, "properties");
+      JsonArray *req = gg_openai_get_array (branch, "required");
       JsonObjectIter iter;
       const char *name;
       JsonNode *member;
@@ -361,8 +363,8 @@ convert_object (JsonObject  *source,
 
   if (is_object_schema (dest))
     {
-      JsonObject *properties = json_object_get_object_member (dest, "properties");
-      JsonArray *required = json_object_get_array_member (dest, "required");
+      JsonObject *properties = gg_openai_get_object (dest, "properties");
+      JsonArray *required = gg_openai_get_array (dest, "required");
       JsonArray *all = json_array_new ();
 
       if (properties == NULL)
@@ -389,14 +391,13 @@ convert_object (JsonObject  *source,
                     g_propagate_error (error, schema_error (sub, "must be a schema object"));
                     return NULL;
                   }
+                /* make_nullable() either edits @schema in place or wraps
+                 * it, handing our reference to the wrapper. */
                 nullable = make_nullable (schema);
                 if (nullable == schema)
                   json_node_unref (schema);
                 else
-                  {
-                    json_object_set_member (properties, prop, nullable);
-                    json_node_unref (schema);
-                  }
+                  json_object_set_member (properties, prop, nullable);
               }
           }
       }
@@ -620,8 +621,8 @@ unmap_object (JsonNode   *root,
               JsonObject *instance,
               guint       depth)
 {
-  JsonObject *properties = json_object_get_object_member (schema, "properties");
-  JsonArray *required = json_object_get_array_member (schema, "required");
+  JsonObject *properties = gg_openai_get_object (schema, "properties");
+  JsonArray *required = gg_openai_get_array (schema, "required");
   g_autoptr(GList) names = json_object_get_members (instance);
 
   if (properties == NULL)
@@ -638,8 +639,8 @@ unmap_object (JsonNode   *root,
         {
           JsonNode *target = prop;
           if (JSON_NODE_HOLDS_OBJECT (prop) && json_object_has_member (json_node_get_object (prop), "$ref"))
-            target = resolve_ref (root, json_object_get_string_member_with_default (
-                                          json_node_get_object (prop), "$ref", NULL));
+            target = resolve_ref (root, gg_openai_get_string (
+                                          json_node_get_object (prop), "$ref"));
           if (!allows_null (target))
             {
               json_object_remove_member (instance, name);
@@ -711,13 +712,13 @@ unmap (JsonNode *root,
 
           if (JSON_NODE_HOLDS_OBJECT (branch) &&
               json_object_has_member (json_node_get_object (branch), "$ref"))
-            resolved = resolve_ref (root, json_object_get_string_member_with_default (
-                                            json_node_get_object (branch), "$ref", NULL));
+            resolved = resolve_ref (root, gg_openai_get_string (
+                                            json_node_get_object (branch), "$ref"));
           if (resolved == NULL || !branch_fits (resolved, instance))
             continue;
           if (JSON_NODE_HOLDS_OBJECT (instance))
             {
-              JsonObject *props = json_object_get_object_member (json_node_get_object (resolved),
+              JsonObject *props = gg_openai_get_object (json_node_get_object (resolved),
                                                                  "properties");
               g_autoptr(GList) names = json_object_get_members (json_node_get_object (instance));
               for (GList *l = names; l != NULL && props != NULL; l = l->next)
