@@ -26,6 +26,7 @@ struct _FakeOpenai {
   GHashTable *dropped;     /* SoupServerMessage* we cut off ourselves */
   gint64 last_served_us;
   guint serial;
+  guint max_pending;
 };
 
 typedef struct {
@@ -540,6 +541,7 @@ handle_request (SoupServer        *server,
       pending->reply->text = g_strdup ("Hello from the fake server.");
     }
   g_hash_table_insert (self->pending, msg, pending);
+  self->max_pending = MAX (self->max_pending, g_hash_table_size (self->pending));
   g_signal_connect (msg, "finished", G_CALLBACK (on_message_finished), self);
 
   soup_server_message_pause (msg);
@@ -724,4 +726,10 @@ gint64
 fake_openai_get_last_served_us (FakeOpenai *self)
 {
   return self->last_served_us;
+}
+
+guint
+fake_openai_get_max_pending (FakeOpenai *self)
+{
+  return self->max_pending;
 }

@@ -64,6 +64,7 @@ const char *fake_openai_get_authorization  (FakeOpenai *self,
 guint       fake_openai_get_n_model_lists  (FakeOpenai *self);
 guint       fake_openai_get_n_aborted      (FakeOpenai *self);
 guint       fake_openai_get_n_pending      (FakeOpenai *self);
+guint       fake_openai_get_max_pending    (FakeOpenai *self);
 gint64      fake_openai_get_last_served_us (FakeOpenai *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FakeOpenai, fake_openai_free)
