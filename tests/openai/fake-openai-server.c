@@ -601,6 +601,9 @@ fake_openai_free (FakeOpenai *self)
   soup_server_disconnect (self->server);
   g_signal_handlers_disconnect_by_data (self->server, self);
   g_clear_object (&self->server);
+  /* Closed connections finish tearing down from the main loop. */
+  for (int i = 0; i < 20 && g_main_context_iteration (NULL, FALSE); i++)
+    ;
   g_hash_table_unref (self->pending);
   g_hash_table_unref (self->dropped);
   g_queue_clear_full (&self->replies, (GDestroyNotify) fake_reply_free);
