@@ -37,6 +37,7 @@ typedef struct {
   guint next;
   guint source_id;
   gboolean dropped;
+  gboolean paused;
   gint64 started_us;
 } Pending;
 
@@ -364,6 +365,14 @@ send_next_event (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+static void
+resume (Pending *pending)
+{
+  if (pending->paused)
+    soup_server_message_unpause (pending->msg);
+  pending->paused = FALSE;
+}
+
 static gboolean
 start_response (gpointer user_data)
 {
@@ -384,7 +393,7 @@ start_response (gpointer user_data)
       soup_server_message_set_status (msg, reply->status, NULL);
       soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY, body, strlen (body));
       finish_pending (pending);
-      soup_server_message_unpause (msg);
+      resume (pending);
       return G_SOURCE_REMOVE;
     }
   if (!stream)
@@ -393,7 +402,7 @@ start_response (gpointer user_data)
       soup_server_message_set_status (msg, SOUP_STATUS_OK, NULL);
       soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY, body, strlen (body));
       finish_pending (pending);
-      soup_server_message_unpause (msg);
+      resume (pending);
       return G_SOURCE_REMOVE;
     }
 
@@ -402,6 +411,11 @@ start_response (gpointer user_data)
   soup_message_headers_set_encoding (headers, SOUP_ENCODING_CHUNKED);
   soup_message_headers_replace (headers, "Content-Type", "text/event-stream");
   soup_message_headers_replace (headers, "Cache-Control", "no-cache");
+  if (!pending->paused)
+    {
+      pending->paused = TRUE;
+      soup_server_message_pause (msg);
+    }
   send_next_event (pending);
   return G_SOURCE_REMOVE;
 }
@@ -544,9 +558,14 @@ handle_request (SoupServer        *server,
   self->max_pending = MAX (self->max_pending, g_hash_table_size (self->pending));
   g_signal_connect (msg, "finished", G_CALLBACK (on_message_finished), self);
 
-  soup_server_message_pause (msg);
+  /* An immediate whole answer is given from the handler; anything slow or
+   * streamed pauses the message and resumes it from the main loop. */
   if (pending->reply->delay_ms > 0)
-    pending->source_id = g_timeout_add (pending->reply->delay_ms, start_response, pending);
+    {
+      pending->paused = TRUE;
+      soup_server_message_pause (msg);
+      pending->source_id = g_timeout_add (pending->reply->delay_ms, start_response, pending);
+    }
   else
     start_response (pending);
 }
