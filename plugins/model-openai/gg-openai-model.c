@@ -339,6 +339,16 @@ read_more (GTask *task)
                              data->attempt_cancellable, on_read, g_object_ref (task));
 }
 
+/* A server that cannot stream answers a stream request with a plain body. */
+static gboolean
+is_json_response (SoupMessage *message)
+{
+  const char *type = soup_message_headers_get_content_type (soup_message_get_response_headers (message),
+                                                           NULL);
+
+  return type != NULL && g_ascii_strcasecmp (type, "application/json") == 0;
+}
+
 static void
 on_sent (GObject      *source,
          GAsyncResult *result,
@@ -370,7 +380,7 @@ on_sent (GObject      *source,
       data->mode = READ_ERROR_BODY;
       data->buffer = g_byte_array_new ();
     }
-  else if (data->stream)
+  else if (data->stream && !is_json_response (data->message))
     {
       gboolean forward = data->on_delta != NULL && data->request->output_schema == NULL;
       data->mode = READ_STREAM;

@@ -442,6 +442,24 @@ test_retries (Fixture       *fixture,
 }
 
 static void
+test_stream_refused (Fixture       *fixture,
+                     gconstpointer  data)
+{
+  g_autoptr(GgModel) model = create_model (fixture, "{\"type\":\"openai\"}");
+  g_autoptr(GgModelRequest) request = text_request ("Hi", TRUE);
+  StepResult result = { 0 };
+
+  /* Asked to stream, the server sends one JSON body instead. */
+  fake_openai_push_error (fixture->fake, 200,
+    "{\"id\":\"x\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,"
+    "\"message\":{\"role\":\"assistant\",\"content\":\"Not streamed.\"},\"finish_reason\":\"stop\"}]}");
+  run_step (model, request, NULL, &result);
+  g_assert_no_error (result.error);
+  g_assert_cmpstr (result.reply->text, ==, "Not streamed.");
+  step_result_clear (&result);
+}
+
+static void
 test_server_dies (Fixture       *fixture,
                   gconstpointer  data)
 {
@@ -528,7 +546,7 @@ test_timeout (Fixture       *fixture,
   StepResult result = { 0 };
   FakeReply *reply = fake_openai_push_text (fixture->fake, "too late");
 
-  reply->delay_ms = 3000;
+  reply->delay_ms = 1000;
   run_step (model, request, NULL, &result);
   g_assert_error (result.error, GG_MODEL_ERROR, GG_MODEL_ERROR_GENERATION_FAILED);
   g_assert_nonnull (strstr (result.error->message, "did not answer within 0.2 s"));
@@ -818,6 +836,7 @@ main (int argc, char **argv)
   ADD ("rate-limited", test_rate_limited, NULL);
   ADD ("retries", test_retries, NULL);
   ADD ("server-dies", test_server_dies, NULL);
+  ADD ("stream-refused", test_stream_refused, NULL);
   ADD ("unavailable", test_unavailable, NULL);
   ADD ("timeout", test_timeout, NULL);
   ADD ("api-key", test_api_key, "api-key-env=" KEY_ENV "\n");
