@@ -756,9 +756,11 @@ gg_config_get_int (GgConfig    *self,
   raw = g_key_file_get_value (self->keyfile, group, key, NULL);
   if (raw == NULL || !g_ascii_string_to_signed (raw, 10, min, max, &value, NULL))
     {
+      /* Numbers are formatted apart: G_GINT64_FORMAT cannot stand in a msgid. */
+      g_autofree char *low = g_strdup_printf ("%" G_GINT64_FORMAT, min);
+      g_autofree char *high = g_strdup_printf ("%" G_GINT64_FORMAT, max);
       g_autofree char *what =
-        g_strdup_printf (_("expected an integer between %" G_GINT64_FORMAT
-                           " and %" G_GINT64_FORMAT), min, max);
+        g_strdup_printf (_("expected an integer between %s and %s"), low, high);
       return set_invalid_value (self, entry, error, what);
     }
   *out_value = value;

@@ -37,9 +37,8 @@ unavailable_step_async (GgModel             *model,
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
 
   g_task_set_source_tag (task, unavailable_step_async);
-  /* FIXME(merge): use gg_model_error_new() once gg-model.c lands. */
-  g_task_return_new_error (task, g_quark_from_static_string ("gg-model-error-quark"),
-                           GG_MODEL_ERROR_MODEL_UNAVAILABLE, "%s", self->reason);
+  g_task_return_error (task, gg_model_error_new (GG_MODEL_ERROR_MODEL_UNAVAILABLE, NULL,
+                                                 "%s", self->reason));
 }
 
 static GgModelReply *
