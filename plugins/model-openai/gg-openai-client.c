@@ -28,7 +28,7 @@ struct _GgOpenaiClient {
   GObject parent_instance;
   GgOpenaiSettings defaults;
   SoupSession *session;
-  GHashTable *cache; /* base URL -> CacheEntry */
+  GHashTable *cache; /* base URL + key digest -> CacheEntry */
 };
 
 G_DEFINE_FINAL_TYPE (GgOpenaiClient, gg_openai_client, G_TYPE_OBJECT)
@@ -220,11 +220,13 @@ gg_openai_client_get_session (GgOpenaiClient *self)
 typedef struct {
   GgOpenaiSettings settings;
   SoupMessage *message;
+  char *cache_key;
 } ListModelsData;
 
 static void
 list_models_data_free (ListModelsData *data)
 {
+  g_free (data->cache_key);
   gg_openai_settings_clear (&data->settings);
   g_clear_object (&data->message);
   g_free (data);
@@ -282,18 +284,38 @@ malformed:
   return NULL;
 }
 
+/* What a server lists may depend on who asks: the key is part of the
+ * cache key, as a digest so the secret is not kept twice. */
+static char *
+cache_key (const GgOpenaiSettings *settings)
+{
+  g_autofree char *digest = settings->api_key != NULL ?
+    g_compute_checksum_for_string (G_CHECKSUM_SHA256, settings->api_key, -1) : NULL;
+
+  return g_strconcat (settings->base_url, "\n", digest != NULL ? digest : "", NULL);
+}
+
 static void
 cache_store (GgOpenaiClient *self,
-             const char     *base_url,
+             const char     *key,
              GStrv           ids,
              const GError   *error)
 {
   CacheEntry *entry = g_new0 (CacheEntry, 1);
+  gint64 now = g_get_monotonic_time ();
+  GHashTableIter iter;
+  CacheEntry *old;
+
+  /* Expired answers go, so many servers asked once do not pile up. */
+  g_hash_table_iter_init (&iter, self->cache);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &old))
+    if (now - old->fetched_at >= MODELS_CACHE_US)
+      g_hash_table_iter_remove (&iter);
 
   entry->ids = g_strdupv (ids);
   entry->error = error != NULL ? g_error_copy (error) : NULL;
-  entry->fetched_at = g_get_monotonic_time ();
-  g_hash_table_replace (self->cache, g_strdup (base_url), entry);
+  entry->fetched_at = now;
+  g_hash_table_replace (self->cache, g_strdup (key), entry);
 }
 
 static void
@@ -319,7 +341,7 @@ on_models_read (GObject      *source,
           return;
         }
       g_autoptr(GError) mapped = gg_openai_error_from_io (local_error, &data->settings, NULL);
-      cache_store (self, data->settings.base_url, NULL, mapped);
+      cache_store (self, data->cache_key, NULL, mapped);
       g_task_return_error (task, g_steal_pointer (&mapped));
       return;
     }
@@ -330,7 +352,7 @@ on_models_read (GObject      *source,
       const char *text = g_bytes_get_data (body, &length);
       g_autoptr(GError) mapped = gg_openai_error_from_status (status, text, length, NULL,
                                                               &data->settings, NULL, NULL);
-      cache_store (self, data->settings.base_url, NULL, mapped);
+      cache_store (self, data->cache_key, NULL, mapped);
       g_task_return_error (task, g_steal_pointer (&mapped));
       return;
     }
@@ -341,7 +363,7 @@ on_models_read (GObject      *source,
       return;
     }
   ids = gg_openai_parse_model_ids (body, &local_error);
-  cache_store (self, data->settings.base_url, ids, local_error);
+  cache_store (self, data->cache_key, ids, local_error);
   if (ids == NULL)
     g_task_return_error (task, g_steal_pointer (&local_error));
   else
@@ -368,7 +390,8 @@ gg_openai_client_list_models_async (GgOpenaiClient         *self,
 {
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
   g_autofree char *url = g_strconcat (settings->base_url, "/models", NULL);
-  CacheEntry *entry = g_hash_table_lookup (self->cache, settings->base_url);
+  g_autofree char *key = cache_key (settings);
+  CacheEntry *entry = g_hash_table_lookup (self->cache, key);
   ListModelsData *data;
 
   g_task_set_source_tag (task, gg_openai_client_list_models_async);
@@ -386,6 +409,7 @@ gg_openai_client_list_models_async (GgOpenaiClient         *self,
     }
 
   data = g_new0 (ListModelsData, 1);
+  data->cache_key = g_steal_pointer (&key);
   gg_openai_settings_copy (&data->settings, settings);
   data->message = soup_message_new (SOUP_METHOD_GET, url);
   g_task_set_task_data (task, data, (GDestroyNotify) list_models_data_free);
