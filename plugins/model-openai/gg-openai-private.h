@@ -87,6 +87,10 @@ void  gg_openai_settings_clear  (GgOpenaiSettings *settings);
 char *gg_openai_redact_url      (const char *url);
 char *gg_openai_normalize_url   (const char  *url,
                                  GError     **error);
+gboolean gg_openai_settings_apply_spec (GgOpenaiSettings  *settings,
+                                        JsonObject        *spec,
+                                        const char        *configured_url,
+                                        GError           **error);
 
 /* ---- the plugin-wide client: one HTTP session and the /models cache ---- */
 
