@@ -5,11 +5,8 @@
  * Prints figures; asserts nothing about speed. */
 #include "config.h"
 
-#include <gmodule.h>
-
-#include "fake-openai-server.h"
 #include "gg-openai-private.h"
-#include "gg-test-util.h"
+#include "openai-test-util.h"
 
 #define STEPS 2000
 #define WARMUP 50
@@ -21,33 +18,13 @@ make_model (GgBus      *bus,
             const char *base_url)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GgConfig) config = gg_config_new ();
-  g_autoptr(GgPlugin) plugin = NULL;
   g_autoptr(JsonNode) spec = json_node_new (JSON_NODE_OBJECT);
-  g_autofree char *path = NULL;
-  g_autofree char *config_text = NULL;
-  const char *plugin_path = g_getenv ("GAMEGATE_PLUGIN_PATH");
-  g_auto(GStrv) dirs = g_strsplit (plugin_path != NULL ? plugin_path : "", ":", -1);
-  GgPluginDescribeFunc describe;
-  GModule *module;
+  g_autofree char *path = ot_find_plugin ();
+  g_autofree char *config_text = g_strdup_printf ("[model-openai]\nbase-url=%s\nmodel=bench\n", base_url);
 
-  for (guint i = 0; dirs[i] != NULL && path == NULL; i++)
-    {
-      g_autofree char *file = g_build_filename (dirs[i], "model-openai.so", NULL);
-      if (g_file_test (file, G_FILE_TEST_EXISTS))
-        path = g_steal_pointer (&file);
-    }
   if (path == NULL)
     return NULL;
-  module = g_module_open (path, G_MODULE_BIND_LOCAL | G_MODULE_BIND_LAZY);
-  if (module == NULL || !g_module_symbol (module, GG_PLUGIN_ENTRY_SYMBOL, (gpointer *) &describe))
-    g_error ("cannot load %s", path);
-  g_module_make_resident (module);
-  config_text = g_strdup_printf ("[model-openai]\nbase-url=%s\nmodel=bench\n", base_url);
-  if (!gg_config_load_data (config, config_text, "bench.conf", &error))
-    g_error ("%s", error->message);
-  plugin = gg_plugin_new (describe (), path, bus, config);
-  if (!gg_plugin_setup (plugin, &error))
+  if (!ot_load_plugin (bus, config_text, &error))
     g_error ("%s", error->message);
   json_node_take_object (spec, json_object_new ());
   json_object_set_string_member (json_node_get_object (spec), "type", "openai");
