@@ -125,6 +125,7 @@ GgModel *gg_openai_model_new (GgOpenaiClient         *client,
 
 /* ---- request bodies ---------------------------------------------------- */
 
+char     *gg_openai_tool_wire_name (const char *name);
 JsonNode *gg_openai_build_request (const GgModelRequest   *request,
                                    const GgOpenaiSettings *settings,
                                    gboolean                stream,

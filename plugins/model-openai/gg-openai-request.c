@@ -38,6 +38,37 @@ bad_request (const char *format,
   return gg_model_error_new (GG_MODEL_ERROR_INVALID_REQUEST, NULL, "%s", message);
 }
 
+/**
+ * gg_openai_tool_wire_name:
+ * @name: a tool name (oam allows `A–Z a–z 0–9 _ - .`, 1–64)
+ *
+ * Returns: (transfer full): @name as OpenAI accepts function names
+ *   (`^[a-zA-Z0-9_-]{1,64}$`): other characters become `_`
+ */
+char *
+gg_openai_tool_wire_name (const char *name)
+{
+  GString *out = g_string_new (NULL);
+
+  for (const char *p = name != NULL ? name : ""; *p != '\0' && out->len < 64; p++)
+    g_string_append_c (out, g_ascii_isalnum (*p) || *p == '_' || *p == '-' ? *p : '_');
+  if (out->len == 0)
+    g_string_append_c (out, '_');
+  return g_string_free (out, FALSE);
+}
+
+/* The definition of a tool, also in OpenAI's {"type":"function",
+ * "function":{…}} wrapper. */
+static JsonObject *
+unwrap_tool (JsonObject *tool)
+{
+  JsonNode *function = json_object_get_member (tool, "function");
+
+  if (member_string (tool, "name") == NULL && function != NULL && JSON_NODE_HOLDS_OBJECT (function))
+    return json_node_get_object (function);
+  return tool;
+}
+
 /* Tool call arguments travel as a JSON string on the wire. */
 static char *
 arguments_string (JsonNode *arguments)
@@ -104,7 +135,10 @@ tool_calls_message (JsonArray  *calls,
         }
       json_object_set_string_member (wire, "type", "function");
       function = json_object_new ();
-      json_object_set_string_member (function, "name", name);
+      {
+        g_autofree char *wire_name = gg_openai_tool_wire_name (name);
+        json_object_set_string_member (function, "name", wire_name);
+      }
       json_object_set_string_member (function, "arguments", args);
       json_object_set_object_member (wire, "function", function);
       json_array_add_object_element (wire_calls, wire);
@@ -233,7 +267,7 @@ build_tools (JsonArray  *tools,
           g_propagate_error (error, bad_request ("tools[%u]: must be an object", i));
           return NULL;
         }
-      tool = json_node_get_object (node);
+      tool = unwrap_tool (json_node_get_object (node));
       name = member_string (tool, "name");
       if (name == NULL || *name == '\0')
         {
@@ -244,7 +278,10 @@ build_tools (JsonArray  *tools,
       parameters = json_object_get_member (tool, "parameters");
 
       function = json_object_new ();
-      json_object_set_string_member (function, "name", name);
+      {
+        g_autofree char *wire_name = gg_openai_tool_wire_name (name);
+        json_object_set_string_member (function, "name", wire_name);
+      }
       if (description != NULL)
         json_object_set_string_member (function, "description", description);
       if (parameters != NULL && JSON_NODE_HOLDS_OBJECT (parameters))
@@ -387,9 +424,10 @@ gg_openai_build_request (const GgModelRequest   *request,
            * server honours, where "required" is newer. */
           JsonObject *choice = json_object_new ();
           JsonObject *function = json_object_new ();
-          JsonObject *tool = json_array_get_object_element (request->tools, 0);
+          JsonObject *tool = unwrap_tool (json_array_get_object_element (request->tools, 0));
+          g_autofree char *wire_name = gg_openai_tool_wire_name (member_string (tool, "name"));
 
-          json_object_set_string_member (function, "name", member_string (tool, "name"));
+          json_object_set_string_member (function, "name", wire_name);
           json_object_set_string_member (choice, "type", "function");
           json_object_set_object_member (choice, "function", function);
           json_object_set_object_member (body, "tool_choice", choice);

@@ -522,9 +522,39 @@ strip_fence (char *text)
   return start;
 }
 
+/* The caller's name of a tool the model called by its wire name. */
+static const char *
+caller_tool_name (const GgModelRequest *request,
+                  const char           *wire_name)
+{
+  guint n = request != NULL && request->tools != NULL ? json_array_get_length (request->tools) : 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      JsonNode *node = json_array_get_element (request->tools, i);
+      JsonObject *tool;
+      const char *name;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      tool = json_node_get_object (node);
+      name = gg_openai_get_string (tool, "name");
+      if (name == NULL)
+        name = gg_openai_get_string (gg_openai_get_object (tool, "function"), "name");
+      if (name != NULL && g_strcmp0 (name, wire_name) != 0)
+        {
+          g_autofree char *wire = gg_openai_tool_wire_name (name);
+          if (g_str_equal (wire, wire_name))
+            return name;
+        }
+    }
+  return wire_name;
+}
+
 static JsonArray *
-reply_tool_calls (GgOpenaiAnswer  *answer,
-                  GError         **error)
+reply_tool_calls (GgOpenaiAnswer        *answer,
+                  const GgModelRequest  *request,
+                  GError               **error)
 {
   g_autoptr(JsonArray) calls = json_array_new ();
 
@@ -566,7 +596,7 @@ reply_tool_calls (GgOpenaiAnswer  *answer,
           g_autofree char *made_up = g_strdup_printf ("call_%u", i);
           json_object_set_string_member (out, "id", made_up);
         }
-      json_object_set_string_member (out, "name", call->name);
+      json_object_set_string_member (out, "name", caller_tool_name (request, call->name));
       json_object_set_member (out, "arguments", g_steal_pointer (&arguments));
       json_array_add_object_element (calls, out);
     }
@@ -609,7 +639,7 @@ gg_openai_answer_to_reply (GgOpenaiAnswer        *answer,
 
   if (answer->tool_calls->len > 0)
     {
-      reply->tool_calls = reply_tool_calls (answer, error);
+      reply->tool_calls = reply_tool_calls (answer, request, error);
       if (reply->tool_calls == NULL)
         return NULL;
       if (json_array_get_length (reply->tool_calls) > 0)

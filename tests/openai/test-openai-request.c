@@ -283,6 +283,46 @@ test_required_without_tools (void)
 }
 
 static void
+test_tool_names (void)
+{
+  g_autoptr(GgModelRequest) request = gg_model_request_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *json = NULL;
+  g_autoptr(GgModelReply) reply = NULL;
+  g_autofree char *long_name = g_strnfill (80, 'x');
+  g_autofree char *wire = gg_openai_tool_wire_name (long_name);
+  GgOpenaiSettings settings;
+  static const char body[] =
+    "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"tool_calls\":["
+    "{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"door_open\",\"arguments\":\"{}\"}},"
+    "{\"id\":\"c2\",\"type\":\"function\",\"function\":{\"name\":\"unknown_tool\",\"arguments\":\"{}\"}}]},"
+    "\"finish_reason\":\"tool_calls\"}]}";
+
+  g_assert_cmpuint (strlen (wire), ==, 64);
+  init_settings (&settings);
+  /* oam allows dots, OpenAI does not; the wrapper form is accepted. */
+  request->tools = parse_array ("[{\"type\":\"function\",\"function\":{\"name\":\"door.open\"}}]");
+  request->tool_mode = GG_TOOL_MODE_REQUIRED;
+  json_array_unref (request->transcript);
+  request->transcript = parse_array ("[{\"role\":\"assistant\",\"toolCalls\":[{\"id\":\"c0\",\"name\":\"door.open\"}]},"
+                                     " {\"role\":\"tool\",\"callId\":\"c0\",\"output\":\"ok\"}]");
+  json = build (request, &settings, FALSE, &error);
+  g_assert_no_error (error);
+  g_assert_null (strstr (json, "door.open"));
+  g_assert_nonnull (strstr (json, "\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"door_open\"}}"));
+  g_assert_nonnull (strstr (json, "\"function\":{\"name\":\"door_open\",\"arguments\":\"{}\"}"));
+
+  /* Calls come back under the caller's names. */
+  reply = gg_openai_parse_response (body, strlen (body), request, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (reply->tool_calls, 0), "name"),
+                   ==, "door.open");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (reply->tool_calls, 1), "name"),
+                   ==, "unknown_tool");
+  gg_openai_settings_clear (&settings);
+}
+
+static void
 test_bad_schema (void)
 {
   g_autoptr(GgModelRequest) request = gg_model_request_new ();
@@ -311,5 +351,6 @@ main (int argc, char **argv)
   g_test_add_func ("/openai/request/odd-entries", test_odd_entries);
   g_test_add_func ("/openai/request/required-without-tools", test_required_without_tools);
   g_test_add_func ("/openai/request/bad-schema", test_bad_schema);
+  g_test_add_func ("/openai/request/tool-names", test_tool_names);
   return g_test_run ();
 }
