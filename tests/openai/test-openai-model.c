@@ -195,6 +195,23 @@ test_rate_limited (Fixture       *fixture,
   g_assert_true (json_object_has_member (error_data, "retryAfter"));
   g_assert_cmpuint (fake_openai_get_n_requests (fixture->fake), ==, 1);
   ot_step_result_clear (&result);
+
+  /* A wait longer than a step should hang is not waited out, even with
+   * retries left: the caller gets the error and the wait at once. */
+  {
+    g_autoptr(GgModel) patient = ot_create_model (fixture, "{\"type\":\"openai\",\"retries\":3}");
+    gint64 start = g_get_monotonic_time ();
+
+    reply = fake_openai_push_error (fixture->fake, 429, "{\"error\":{\"message\":\"Rate limit\"}}");
+    reply->retry_after = g_strdup ("120");
+    memset (&result, 0, sizeof result);
+    ot_run_step (patient, request, NULL, &result);
+    g_assert_error (result.error, GG_MODEL_ERROR, GG_MODEL_ERROR_RATE_LIMITED);
+    g_assert_cmpint (json_object_get_int_member (gg_model_error_get_data (result.error), "retryAfterSeconds"), ==, 120);
+    g_assert_cmpuint (fake_openai_get_n_requests (fixture->fake), ==, 2);
+    g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
+    ot_step_result_clear (&result);
+  }
 }
 
 static void
