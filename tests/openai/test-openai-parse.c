@@ -376,6 +376,20 @@ test_hostile_bodies (void)
         g_error ("%s: '%s' does not mention '%s'", cases[i].body, error->message, cases[i].message);
     }
 
+  /* A body beyond the limit is refused before it is parsed. */
+  {
+    gsize size = GG_OPENAI_MAX_BODY + 1;
+    g_autofree char *huge = g_malloc (size);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GgModelReply) reply = NULL;
+
+    memset (huge, ' ', size);
+    reply = gg_openai_parse_response (huge, size, NULL, &error);
+    g_assert_null (reply);
+    g_assert_error (error, GG_MODEL_ERROR, GG_MODEL_ERROR_GENERATION_FAILED);
+    g_assert_nonnull (strstr (error->message, "exceeds"));
+  }
+
   /* Nesting beyond the parser's limit is refused, not recursed into. */
   {
     GString *deep = g_string_new ("{\"choices\":[{\"message\":{\"content\":\"x\",\"n\":");
