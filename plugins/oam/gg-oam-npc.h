@@ -6,6 +6,7 @@
 
 #include "gg-oam-connection.h"
 #include "gg-oam-queue.h"
+#include "gg-oam-tools.h"
 
 G_BEGIN_DECLS
 
@@ -83,6 +84,52 @@ gboolean    gg_oam_npc_is_local_tool   (GgOamNpc   *npc,
                                         const char *name);
 void        gg_oam_npc_run_local_tool  (GgOamNpc         *npc,
                                         GgToolInvocation *invocation);
+
+/* gg-oam-npc-methods.c and gg-oam-npc-talk.c: one queued NPC request */
+typedef struct {
+  GgOamConnection *conn;
+  GgOamNpc *npc;
+  JsonObject *params;
+  JsonNode *request_id;
+  /* talk */
+  gboolean stream;
+  gboolean structured;
+  gboolean retrying;
+  char *line;
+  char *context;
+  GgAgentTurn *turn;
+  GgOamToolContext *tools;
+  JsonArray *records;
+  GString *shown;            /* the line the client has seen */
+  gboolean emotion_sent;
+  JsonArray *old;            /* compaction: summarized entries */
+  JsonArray *recent;
+  GPtrArray *warnings;       /* unknown members of the request */
+} NpcOp;
+
+NpcOp      *gg_oam_npc_op_new          (GgOamConnection  *conn,
+                                        GgOamNpc         *npc,
+                                        GgJsonRpcRequest *request,
+                                        JsonObject       *params);
+void        gg_oam_npc_op_free         (NpcOp *data);
+void        gg_oam_npc_push            (GgOamNpc         *npc,
+                                        GgJsonRpcRequest *request,
+                                        GgOamOpFunc       run,
+                                        NpcOp            *data);
+gboolean    gg_oam_npc_start_or_cancel (GgOamOp *op);
+GgOamNpc   *gg_oam_npc_lookup          (GgOamConnection *conn,
+                                        JsonObject      *params,
+                                        GError         **error);
+JsonObject *gg_oam_npc_result          (GgOamNpc *npc);
+JsonNode   *gg_oam_npc_object_node     (JsonObject *object);
+void        gg_oam_npc_return_object   (GgJsonRpcRequest *request,
+                                        JsonObject       *object);
+void        gg_oam_npc_talk            (GgOamConnection  *conn,
+                                        GgJsonRpcRequest *request,
+                                        JsonObject       *params);
+void        gg_oam_npc_bark            (GgOamConnection  *conn,
+                                        GgJsonRpcRequest *request,
+                                        JsonObject       *params);
 
 /* shared with the other method sets */
 char  *gg_oam_npc_describe      (GgOamConnection *conn,

@@ -15,11 +15,6 @@
 #include "gg-oam-tools.h"
 #include "gg-oam-transcript.h"
 
-#define DEFAULT_SUMMARY_INSTRUCTIONS \
-  "You summarize conversations. Write a short summary of the conversation so far, " \
-  "keeping names, facts, promises and open questions."
-#define SUMMARY_PROMPT "Summarize the conversation so far in a few sentences."
-
 G_DEFINE_FINAL_TYPE (GgOamSession, gg_oam_session, G_TYPE_OBJECT)
 
 static void
@@ -126,10 +121,10 @@ gg_oam_turn_event_params (const char *key,
 
 /* ---- lookup ------------------------------------------------------------ */
 
-static GgOamSession *
-lookup (GgOamConnection *conn,
-        JsonObject      *params,
-        GError         **error)
+GgOamSession *
+gg_oam_session_lookup (GgOamConnection *conn,
+                       JsonObject      *params,
+                       GError         **error)
 {
   const char *id;
   GgOamSession *session;
@@ -143,8 +138,8 @@ lookup (GgOamConnection *conn,
   return session;
 }
 
-static JsonNode *
-session_result (GgOamSession *session)
+JsonNode *
+gg_oam_session_result (GgOamSession *session)
 {
   JsonNode *node = json_node_new (JSON_NODE_OBJECT);
   JsonObject *object = json_object_new ();
@@ -187,22 +182,9 @@ gg_oam_sessions_cancel_all (GgOamConnection *conn)
 
 /* ---- turn data --------------------------------------------------------- */
 
-typedef struct {
-  GgOamConnection *conn;     /* strong */
-  GgOamSession *session;     /* strong */
-  JsonObject *params;        /* the request's params (ref) */
-  JsonNode *request_id;
-  GPtrArray *warnings;
-  JsonNode *schema;          /* generation schema */
-  gboolean stream;
-  gboolean choice_overridden;
-  GgAgentTurn *turn;
-  /* compaction */
-  JsonArray *recent;
-} OpData;
 
-static void
-op_data_free (OpData *data)
+void
+gg_oam_session_op_free (SessionOp *data)
 {
   g_clear_object (&data->turn);
   g_clear_object (&data->session);
@@ -215,13 +197,13 @@ op_data_free (OpData *data)
   g_free (data);
 }
 
-static OpData *
-op_data_new (GgOamConnection  *conn,
-             GgOamSession     *session,
-             GgJsonRpcRequest *request,
-             JsonObject       *params)
+SessionOp *
+gg_oam_session_op_new (GgOamConnection  *conn,
+                       GgOamSession     *session,
+                       GgJsonRpcRequest *request,
+                       JsonObject       *params)
 {
-  OpData *data = g_new0 (OpData, 1);
+  SessionOp *data = g_new0 (SessionOp, 1);
   JsonNode *id = gg_jsonrpc_request_get_id (request);
 
   data->conn = g_object_ref (conn);
@@ -232,14 +214,14 @@ op_data_new (GgOamConnection  *conn,
   return data;
 }
 
-static void
-push (GgOamSession     *session,
-      GgJsonRpcRequest *request,
-      GgOamOpFunc       run,
-      OpData           *data)
+void
+gg_oam_session_push (GgOamSession     *session,
+                     GgJsonRpcRequest *request,
+                     GgOamOpFunc       run,
+                     SessionOp           *data)
 {
   gg_oam_queue_push (session->queue, gg_oam_op_new (request, run, data,
-                                                    (GDestroyNotify) op_data_free));
+                                                    (GDestroyNotify) gg_oam_session_op_free));
 }
 
 /* ---- session/create ---------------------------------------------------- */
@@ -250,10 +232,10 @@ create_availability_cb (GObject      *source,
                         gpointer      user_data)
 {
   GgOamOp *op = user_data;
-  OpData *data = op->data;
+  SessionOp *data = op->data;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) availability = gg_model_availability_finish (GG_MODEL (source), result, &error);
-  JsonNode *node = session_result (data->session);
+  JsonNode *node = gg_oam_session_result (data->session);
 
   if (availability != NULL && json_object_has_member (availability, "available") &&
       !json_object_get_boolean_member_with_default (availability, "available", TRUE))
@@ -272,7 +254,7 @@ create_availability_cb (GObject      *source,
 static void
 create_run (GgOamOp *op)
 {
-  OpData *data = op->data;
+  SessionOp *data = op->data;
 
   op->committed = TRUE;
   gg_model_availability_async (data->session->model, NULL, create_availability_cb, op);
@@ -298,7 +280,7 @@ session_create (GgOamConnection  *conn,
   const char *id, *instructions;
   JsonObject *options;
   JsonArray *tools;
-  OpData *data;
+  SessionOp *data;
 
   gg_oam_warn_unknown (params, NULL, create_params, warnings);
   if (!gg_oam_param_id (params, NULL, "session", FALSE, &id, &error) ||
@@ -373,15 +355,15 @@ session_create (GgOamConnection  *conn,
   if (!g_str_equal (session->model_name, "system"))
     {
       /* Only the system model can be unavailable: answer at once. */
-      g_autoptr(JsonNode) node = session_result (session);
+      g_autoptr(JsonNode) node = gg_oam_session_result (session);
 
       json_object_set_member (json_node_get_object (node), "warnings", gg_oam_warnings_to_json (warnings));
       gg_jsonrpc_request_return_result (request, node);
       return;
     }
-  data = op_data_new (conn, session, request, params);
+  data = gg_oam_session_op_new (conn, session, request, params);
   g_ptr_array_extend_and_steal (data->warnings, g_steal_pointer (&warnings));
-  push (session, request, create_run, data);
+  gg_oam_session_push (session, request, create_run, data);
   return;
 
 fail:
@@ -394,7 +376,7 @@ static void
 on_turn_event (JsonObject *event,
                gpointer    user_data)
 {
-  OpData *data = user_data;
+  SessionOp *data = user_data;
   g_autoptr(JsonObject) params = gg_oam_turn_event_params ("session", data->session->id,
                                                            data->request_id, event);
 
@@ -411,7 +393,7 @@ respond_cb (GObject      *source,
             gpointer      user_data)
 {
   GgOamOp *op = user_data;
-  OpData *data = op->data;
+  SessionOp *data = op->data;
   GgOamSession *session = data->session;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) outcome = gg_agent_turn_run_finish (GG_AGENT_TURN (source), result, &error);
@@ -457,7 +439,7 @@ respond_cb (GObject      *source,
 static void
 respond_run (GgOamOp *op)
 {
-  OpData *data = op->data;
+  SessionOp *data = op->data;
   GgOamSession *session = data->session;
   g_autoptr(GError) error = NULL;
   g_autofree char *instructions = NULL;
@@ -518,10 +500,10 @@ session_respond (GgOamConnection  *conn,
   GgAgentPolicy probe;
   const char *prompt;
   gboolean stream;
-  OpData *data;
+  SessionOp *data;
 
   gg_agent_policy_init (&probe);
-  session = lookup (conn, params, &error);
+  session = gg_oam_session_lookup (conn, params, &error);
   if (session == NULL ||
       !gg_oam_param_string (params, NULL, "prompt", TRUE, &prompt, &error) ||
       !gg_oam_param_bool (params, NULL, "stream", FALSE, &stream, &error) ||
@@ -534,7 +516,7 @@ session_respond (GgOamConnection  *conn,
       goto fail;
     }
 
-  data = op_data_new (conn, session, request, params);
+  data = gg_oam_session_op_new (conn, session, request, params);
   gg_oam_warn_unknown (params, NULL, respond_params, data->warnings);
   data->stream = stream;
   if (gg_oam_param (params, "schema") != NULL)
@@ -543,287 +525,17 @@ session_respond (GgOamConnection  *conn,
                                             data->warnings, &error);
       if (data->schema == NULL)
         {
-          op_data_free (data);
+          gg_oam_session_op_free (data);
           goto fail;
         }
     }
   gg_agent_policy_clear (&probe);
-  push (session, request, respond_run, data);
+  gg_oam_session_push (session, request, respond_run, data);
   return;
 
 fail:
   gg_agent_policy_clear (&probe);
   gg_oam_return_error (request, error);
-}
-
-/* ---- queued settings --------------------------------------------------- */
-
-static gboolean
-start_or_cancel (GgOamOp *op)
-{
-  if (gg_oam_op_commit (op))
-    return TRUE;
-  {
-    g_autoptr(GError) cancelled = gg_oam_error_cancelled ();
-    gg_oam_op_return_error (op, cancelled);
-  }
-  return FALSE;
-}
-
-static void
-reset_run (GgOamOp *op)
-{
-  OpData *data = op->data;
-
-  if (!start_or_cancel (op))
-    return;
-  g_clear_pointer (&data->session->history, json_array_unref);
-  data->session->history = json_array_new ();
-  g_clear_pointer (&data->session->context_note, g_free);
-  gg_oam_op_return_result (op, session_result (data->session));
-}
-
-static void
-set_instructions_run (GgOamOp *op)
-{
-  OpData *data = op->data;
-  const char *value = NULL;
-
-  if (!start_or_cancel (op))
-    return;
-  gg_oam_param_string (data->params, NULL, "instructions", FALSE, &value, NULL);
-  g_free (data->session->instructions);
-  data->session->instructions = g_strdup (value);
-  gg_oam_op_return_result (op, session_result (data->session));
-}
-
-static void
-set_context_note_run (GgOamOp *op)
-{
-  OpData *data = op->data;
-  const char *value = NULL;
-
-  if (!start_or_cancel (op))
-    return;
-  gg_oam_param_string (data->params, NULL, "note", FALSE, &value, NULL);
-  g_free (data->session->context_note);
-  data->session->context_note = g_strdup (value);
-  gg_oam_op_return_result (op, session_result (data->session));
-}
-
-static void
-set_tools_run (GgOamOp *op)
-{
-  OpData *data = op->data;
-  JsonArray *tools = NULL;
-  JsonNode *node;
-
-  if (!start_or_cancel (op))
-    return;
-  gg_oam_param_array (data->params, NULL, "tools", FALSE, &tools, NULL);
-  g_clear_pointer (&data->session->tools, json_array_unref);
-  data->session->tools = gg_oam_tools_parse (tools, "tools", NULL, NULL);
-  node = session_result (data->session);
-  json_object_set_member (json_node_get_object (node), "warnings",
-                          gg_oam_warnings_to_json (data->warnings));
-  gg_oam_op_return_result (op, node);
-}
-
-static void
-queue_simple (GgOamConnection  *conn,
-              GgJsonRpcRequest *request,
-              JsonObject       *params,
-              GgOamOpFunc       run,
-              const char       *required_member,
-              gboolean          string_value)
-{
-  g_autoptr(GError) error = NULL;
-  GgOamSession *session = lookup (conn, params, &error);
-  OpData *data;
-
-  if (session == NULL)
-    goto fail;
-  if (required_member != NULL)
-    {
-      const char *value;
-
-      if (!json_object_has_member (params, required_member))
-        {
-          error = gg_oam_invalid_params ("'%s' is required", required_member);
-          goto fail;
-        }
-      if (string_value && !gg_oam_param_string (params, NULL, required_member, FALSE, &value, &error))
-        goto fail;
-    }
-  data = op_data_new (conn, session, request, params);
-  if (run == set_tools_run)
-    {
-      JsonArray *tools;
-      g_autoptr(JsonArray) parsed = NULL;
-
-      if (!gg_oam_param_array (params, NULL, "tools", FALSE, &tools, &error) ||
-          (parsed = gg_oam_tools_parse (tools, "tools", data->warnings, &error)) == NULL)
-        {
-          op_data_free (data);
-          goto fail;
-        }
-    }
-  push (session, request, run, data);
-  return;
-
-fail:
-  gg_oam_return_error (request, error);
-}
-
-static void
-session_reset (GgOamConnection *conn, GgJsonRpcRequest *request, JsonObject *params)
-{
-  queue_simple (conn, request, params, reset_run, NULL, FALSE);
-}
-
-static void
-session_set_instructions (GgOamConnection *conn, GgJsonRpcRequest *request, JsonObject *params)
-{
-  queue_simple (conn, request, params, set_instructions_run, "instructions", TRUE);
-}
-
-static void
-session_set_context_note (GgOamConnection *conn, GgJsonRpcRequest *request, JsonObject *params)
-{
-  queue_simple (conn, request, params, set_context_note_run, "note", TRUE);
-}
-
-static void
-session_set_tools (GgOamConnection *conn, GgJsonRpcRequest *request, JsonObject *params)
-{
-  queue_simple (conn, request, params, set_tools_run, "tools", FALSE);
-}
-
-/* ---- session/compact --------------------------------------------------- */
-
-static void
-compact_cb (GObject      *source,
-            GAsyncResult *result,
-            gpointer      user_data)
-{
-  GgOamOp *op = user_data;
-  OpData *data = op->data;
-  GgOamSession *session = data->session;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) outcome = gg_agent_turn_run_finish (GG_AGENT_TURN (source), result, &error);
-  const char *summary;
-  char *note;
-  JsonNode *node;
-
-  if (!gg_oam_op_commit (op))
-    {
-      g_autoptr(GError) cancelled = gg_oam_error_cancelled ();
-      gg_oam_op_return_error (op, cancelled);
-      return;
-    }
-  if (outcome == NULL)
-    {
-      gg_oam_op_return_error (op, error);
-      return;
-    }
-  summary = json_object_get_string_member_with_default (outcome, "text", "");
-  note = session->context_note != NULL && *session->context_note != '\0' ?
-         g_strdup_printf ("%s\n\nSummary of the earlier conversation: %s", session->context_note, summary) :
-         g_strdup_printf ("Summary of the earlier conversation: %s", summary);
-  g_free (session->context_note);
-  session->context_note = note;
-  g_clear_pointer (&session->history, json_array_unref);
-  session->history = json_array_ref (data->recent);
-
-  node = session_result (session);
-  json_object_set_string_member (json_node_get_object (node), "summary", summary);
-  gg_oam_op_return_result (op, node);
-}
-
-/* Splits @history before its last @keep turns (a turn starts at a user
- * entry). Returns the index of the first kept entry. */
-static guint
-split_recent (JsonArray *history,
-              gint64     keep)
-{
-  guint n = json_array_get_length (history);
-  gint64 seen = 0;
-
-  if (keep == 0)
-    return n;
-  for (guint i = n; i > 0; i--)
-    {
-      JsonObject *entry = json_array_get_object_element (history, i - 1);
-
-      if (g_strcmp0 (json_object_get_string_member_with_default (entry, "role", ""), "user") == 0 &&
-          ++seen == keep)
-        return i - 1;
-    }
-  return 0;
-}
-
-static void
-compact_run (GgOamOp *op)
-{
-  OpData *data = op->data;
-  GgOamSession *session = data->session;
-  g_autoptr(JsonArray) old = json_array_new ();
-  g_autoptr(GgAgentTurn) turn = NULL;
-  const char *instructions = NULL;
-  gint64 keep = 2;
-  GgAgentPolicy policy;
-  guint split;
-
-  if (g_cancellable_is_cancelled (op->cancellable))
-    {
-      g_autoptr(GError) cancelled = gg_oam_error_cancelled ();
-      gg_oam_op_return_error (op, cancelled);
-      return;
-    }
-  gg_oam_param_int (data->params, NULL, "keepRecentTurns", 0, G_MAXINT32, 2, &keep, NULL);
-  gg_oam_param_string (data->params, NULL, "summaryInstructions", FALSE, &instructions, NULL);
-  split = split_recent (session->history, keep);
-  if (split == 0)
-    {
-      JsonNode *node;
-
-      op->committed = TRUE;
-      node = session_result (session);
-      json_object_set_null_member (json_node_get_object (node), "summary");
-      gg_oam_op_return_result (op, node);
-      return;
-    }
-  data->recent = json_array_new ();
-  for (guint i = 0; i < json_array_get_length (session->history); i++)
-    json_array_add_element (i < split ? old : data->recent,
-                            json_node_copy (json_array_get_element (session->history, i)));
-
-  gg_agent_policy_init (&policy);
-  policy.tool_choice = GG_TOOL_CHOICE_NONE;
-  turn = gg_agent_turn_new (session->model, instructions != NULL ? instructions : DEFAULT_SUMMARY_INSTRUCTIONS,
-                            old, NULL, SUMMARY_PROMPT, NULL, &policy);
-  gg_agent_policy_clear (&policy);
-  gg_agent_turn_run_async (turn, op->cancellable, compact_cb, op);
-}
-
-static void
-session_compact (GgOamConnection  *conn,
-                 GgJsonRpcRequest *request,
-                 JsonObject       *params)
-{
-  g_autoptr(GError) error = NULL;
-  GgOamSession *session = lookup (conn, params, &error);
-  const char *instructions;
-  gint64 keep;
-
-  if (session == NULL ||
-      !gg_oam_param_int (params, NULL, "keepRecentTurns", 0, G_MAXINT32, 2, &keep, &error) ||
-      !gg_oam_param_string (params, NULL, "summaryInstructions", FALSE, &instructions, &error))
-    {
-      gg_oam_return_error (request, error);
-      return;
-    }
-  push (session, request, compact_run, op_data_new (conn, session, request, params));
 }
 
 /* ---- immediate --------------------------------------------------------- */
@@ -835,7 +547,7 @@ session_cancel (GgOamConnection  *conn,
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GgOamSession) session = NULL;
-  GgOamSession *found = lookup (conn, params, &error);
+  GgOamSession *found = gg_oam_session_lookup (conn, params, &error);
   JsonNode *node;
   guint count;
 
@@ -846,7 +558,7 @@ session_cancel (GgOamConnection  *conn,
     }
   session = g_object_ref (found);
   count = gg_oam_queue_cancel (session->queue);
-  node = session_result (session);
+  node = gg_oam_session_result (session);
   json_object_set_int_member (json_node_get_object (node), "cancelled", count);
   gg_jsonrpc_request_return_result (request, node);
   json_node_unref (node);
@@ -859,7 +571,7 @@ session_delete (GgOamConnection  *conn,
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GgOamSession) session = NULL;
-  GgOamSession *found = lookup (conn, params, &error);
+  GgOamSession *found = gg_oam_session_lookup (conn, params, &error);
   JsonNode *node;
 
   if (found == NULL)
@@ -870,7 +582,7 @@ session_delete (GgOamConnection  *conn,
   session = g_object_ref (found);
   gg_oam_queue_cancel (session->queue);
   remove_session (conn, session);
-  node = session_result (session);
+  node = gg_oam_session_result (session);
   json_object_set_boolean_member (json_node_get_object (node), "deleted", TRUE);
   gg_jsonrpc_request_return_result (request, node);
   json_node_unref (node);
@@ -918,7 +630,7 @@ session_transcript (GgOamConnection  *conn,
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonArray) entries = NULL;
   g_autoptr(JsonNode) node = NULL;
-  GgOamSession *session = lookup (conn, params, &error);
+  GgOamSession *session = gg_oam_session_lookup (conn, params, &error);
 
   if (session == NULL)
     {
@@ -930,7 +642,7 @@ session_transcript (GgOamConnection  *conn,
   gg_oam_append_entries (entries, session->history);
   if (session->running_turn != NULL)
     gg_oam_append_entries (entries, gg_agent_turn_get_new_entries (session->running_turn));
-  node = session_result (session);
+  node = gg_oam_session_result (session);
   json_object_set_member (json_node_get_object (node), "transcript",
                           gg_oam_transcript_build (session->instructions, session->tools, entries));
   gg_jsonrpc_request_return_result (request, node);
@@ -948,12 +660,12 @@ gg_oam_session_methods_register (GgOamConnection *conn)
   gg_oam_connection_add_method (conn, "session/create", session_create);
   gg_oam_connection_add_method (conn, "session/respond", session_respond);
   gg_oam_connection_add_method (conn, "session/cancel", session_cancel);
-  gg_oam_connection_add_method (conn, "session/reset", session_reset);
+  gg_oam_connection_add_method (conn, "session/reset", gg_oam_session_reset);
   gg_oam_connection_add_method (conn, "session/delete", session_delete);
   gg_oam_connection_add_method (conn, "session/list", session_list);
   gg_oam_connection_add_method (conn, "session/transcript", session_transcript);
-  gg_oam_connection_add_method (conn, "session/setInstructions", session_set_instructions);
-  gg_oam_connection_add_method (conn, "session/setContextNote", session_set_context_note);
-  gg_oam_connection_add_method (conn, "session/setTools", session_set_tools);
-  gg_oam_connection_add_method (conn, "session/compact", session_compact);
+  gg_oam_connection_add_method (conn, "session/setInstructions", gg_oam_session_set_instructions);
+  gg_oam_connection_add_method (conn, "session/setContextNote", gg_oam_session_set_context_note);
+  gg_oam_connection_add_method (conn, "session/setTools", gg_oam_session_set_tools);
+  gg_oam_connection_add_method (conn, "session/compact", gg_oam_session_compact);
 }

@@ -39,4 +39,41 @@ JsonObject *gg_oam_turn_event_params (const char *key,
                                       JsonNode   *request_id,
                                       JsonObject *event);
 
+/* gg-oam-session.c and gg-oam-session-ops.c: one queued session request */
+typedef struct {
+  GgOamConnection *conn;     /* strong */
+  GgOamSession *session;     /* strong */
+  JsonObject *params;        /* the request's params (ref) */
+  JsonNode *request_id;
+  GPtrArray *warnings;
+  JsonNode *schema;          /* generation schema */
+  gboolean stream;
+  gboolean choice_overridden;
+  GgAgentTurn *turn;
+  /* compaction */
+  JsonArray *recent;
+} SessionOp;
+
+SessionOp    *gg_oam_session_op_new   (GgOamConnection  *conn,
+                                       GgOamSession     *session,
+                                       GgJsonRpcRequest *request,
+                                       JsonObject       *params);
+void          gg_oam_session_op_free  (SessionOp *data);
+void          gg_oam_session_push     (GgOamSession     *session,
+                                       GgJsonRpcRequest *request,
+                                       GgOamOpFunc       run,
+                                       SessionOp        *data);
+GgOamSession *gg_oam_session_lookup   (GgOamConnection *conn,
+                                       JsonObject      *params,
+                                       GError         **error);
+JsonNode     *gg_oam_session_result   (GgOamSession *session);
+guint         gg_oam_split_recent     (JsonArray *history,
+                                       gint64     keep);
+
+void gg_oam_session_reset            (GgOamConnection *conn, GgJsonRpcRequest *request, JsonObject *params);
+void gg_oam_session_set_instructions (GgOamConnection *conn, GgJsonRpcRequest *request, JsonObject *params);
+void gg_oam_session_set_context_note (GgOamConnection *conn, GgJsonRpcRequest *request, JsonObject *params);
+void gg_oam_session_set_tools        (GgOamConnection *conn, GgJsonRpcRequest *request, JsonObject *params);
+void gg_oam_session_compact          (GgOamConnection *conn, GgJsonRpcRequest *request, JsonObject *params);
+
 G_END_DECLS

@@ -68,10 +68,10 @@ build_entry (JsonObject *entry,
 
           json_object_set_string_member (out_call, "id", json_object_get_string_member_with_default (call, "id", ""));
           json_object_set_string_member (out_call, "toolName", json_object_get_string_member_with_default (call, "name", ""));
-          json_object_set_member (out_call, "arguments",
-                                  arguments != NULL ? json_node_copy (arguments) : json_node_new (JSON_NODE_OBJECT));
-          if (arguments == NULL)
-            json_node_take_object (json_object_get_member (out_call, "arguments"), json_object_new ());
+          if (arguments != NULL)
+            json_object_set_member (out_call, "arguments", json_node_copy (arguments));
+          else
+            json_object_set_object_member (out_call, "arguments", json_object_new ());
           json_array_add_object_element (out_calls, out_call);
         }
       json_object_set_array_member (out, "toolCalls", out_calls);
