@@ -629,6 +629,10 @@ _gg_agent_turn_run_round (GgAgentTurn *self,
       rc->tool = g_hash_table_lookup (self->visible, name);
       if (rc->tool == NULL)
         rc->reject = g_strdup_printf ("Unknown tool '%s'.", name);
+      else if (!JSON_NODE_HOLDS_OBJECT (json_object_get_member (rc->call, "arguments")))
+        /* Executors and clients are promised an object; a backend that
+         * does not constrain its model may produce anything. */
+        rc->reject = g_strdup_printf ("The arguments of tool '%s' must be a JSON object.", name);
       else if (self->calls_made >= self->policy.max_tool_calls)
         rc->reject = g_strdup_printf ("Too many tool calls in this turn (limit %" G_GINT64_FORMAT ").",
                                       self->policy.max_tool_calls);

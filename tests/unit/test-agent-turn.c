@@ -1512,7 +1512,45 @@ test_hostile_model_output (void)
     }
   g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (entries, 2), "output"), ==,
                    "Error: Unknown tool ''.");
+  /* Arguments that are not an object never reach the executor. */
   g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (entries, 4), "output"), ==,
+                   "ok:look");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (entries, 5), "output"), ==,
+                   "Error: The arguments of tool 'look' must be a JSON object.");
+}
+
+/* Whatever a backend produces as arguments, the executor sees an object:
+ * strings, numbers and arrays are refused with an error output the model
+ * sees; they are not counted against maxToolCalls. */
+static void
+test_non_object_arguments (void)
+{
+  g_autoptr(TestFakeModel) model = fake_model_new (
+    "[{\"toolCalls\":[{\"name\":\"look\",\"arguments\":\"{}\"},{\"name\":\"look\",\"arguments\":[1]},"
+    "{\"name\":\"look\",\"arguments\":5},{\"name\":\"look\",\"arguments\":{\"at\":\"gate\"}}]},"
+    "{\"text\":\"done\"}]");
+  g_autoptr(GgAgentTurn) turn = NULL;
+  GgAgentPolicy policy;
+  JsonArray *records;
+
+  gg_agent_policy_init (&policy);
+  policy.max_tool_calls = 1;
+  run_reset ();
+  turn = turn_new (GG_MODEL (model), TOOLS_THREE, "Go", &policy);
+  gg_agent_policy_clear (&policy);
+  run_turn (turn, NULL);
+  g_assert_no_error (run.error);
+  records = json_object_get_array_member (run.result, "toolCalls");
+  g_assert_cmpuint (json_array_get_length (records), ==, 4);
+  for (guint i = 0; i < 3; i++)
+    {
+      JsonObject *record = json_array_get_object_element (records, i);
+      g_assert_true (json_object_get_boolean_member (record, "isError"));
+      g_assert_cmpstr (json_object_get_string_member (record, "output"), ==,
+                       "The arguments of tool 'look' must be a JSON object.");
+    }
+  g_assert_false (json_object_get_boolean_member (json_array_get_object_element (records, 3), "isError"));
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (records, 3), "output"), ==,
                    "ok:look");
 }
 
@@ -1655,6 +1693,7 @@ main (int argc, char **argv)
   g_test_add_func ("/agent-turn/trimming", test_trimming);
   g_test_add_func ("/agent-turn/usage-sums", test_usage_sums);
   g_test_add_func ("/agent-turn/hostile-model-output", test_hostile_model_output);
+  g_test_add_func ("/agent-turn/non-object-arguments", test_non_object_arguments);
   g_test_add_func ("/agent-turn/thread-default-context", test_thread_default_context);
   g_test_add_func ("/agent-turn/request-fields", test_request_fields);
 
