@@ -307,6 +307,15 @@ test_system_model_unavailable (void)
   g_assert_cmpstr (step_error->message, ==, "No default model is configured ([gateway] default-model)");
   g_clear_error (&step_error);
 
+  /* Cancelled: the model error, like every other backend. */
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_cancellable_cancel (cancellable);
+  gg_model_step_async (model, request, NULL, NULL, cancellable, on_step_done, &step_error);
+  while (step_error == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_error (step_error, GG_MODEL_ERROR, GG_MODEL_ERROR_CANCELLED);
+  g_clear_error (&step_error);
+
   JsonObject *availability = NULL;
   gg_model_availability_async (model, NULL, on_availability_done, &availability);
   while (availability == NULL)
