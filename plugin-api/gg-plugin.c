@@ -178,7 +178,12 @@ gg_plugin_setup (GgPlugin *self,
   return FALSE;
 }
 
-/** gg_plugin_get_name: Returns: (transfer none): the plugin's unique name */
+/**
+ * gg_plugin_get_name:
+ * @self: a #GgPlugin
+ *
+ * Returns: (transfer none): the plugin's unique name
+ */
 const char *
 gg_plugin_get_name (GgPlugin *self)
 {
@@ -186,7 +191,12 @@ gg_plugin_get_name (GgPlugin *self)
   return self->descriptor->name;
 }
 
-/** gg_plugin_get_version: Returns: (transfer none): the plugin's version */
+/**
+ * gg_plugin_get_version:
+ * @self: a #GgPlugin
+ *
+ * Returns: (transfer none): the plugin's version
+ */
 const char *
 gg_plugin_get_version (GgPlugin *self)
 {
@@ -194,7 +204,12 @@ gg_plugin_get_version (GgPlugin *self)
   return self->descriptor->version;
 }
 
-/** gg_plugin_get_description: Returns: (transfer none): one line about the plugin */
+/**
+ * gg_plugin_get_description:
+ * @self: a #GgPlugin
+ *
+ * Returns: (transfer none): one line about the plugin
+ */
 const char *
 gg_plugin_get_description (GgPlugin *self)
 {
@@ -202,7 +217,12 @@ gg_plugin_get_description (GgPlugin *self)
   return self->descriptor->description;
 }
 
-/** gg_plugin_get_license: Returns: (transfer none): the SPDX licence expression */
+/**
+ * gg_plugin_get_license:
+ * @self: a #GgPlugin
+ *
+ * Returns: (transfer none): the SPDX licence expression
+ */
 const char *
 gg_plugin_get_license (GgPlugin *self)
 {
@@ -210,7 +230,12 @@ gg_plugin_get_license (GgPlugin *self)
   return self->descriptor->license;
 }
 
-/** gg_plugin_get_path: Returns: (transfer none) (nullable): the module file */
+/**
+ * gg_plugin_get_path:
+ * @self: a #GgPlugin
+ *
+ * Returns: (transfer none) (nullable): the module file
+ */
 const char *
 gg_plugin_get_path (GgPlugin *self)
 {
@@ -218,7 +243,12 @@ gg_plugin_get_path (GgPlugin *self)
   return self->path;
 }
 
-/** gg_plugin_get_bus: Returns: (transfer none): the process's bus */
+/**
+ * gg_plugin_get_bus:
+ * @self: a #GgPlugin
+ *
+ * Returns: (transfer none): the process's bus
+ */
 GgBus *
 gg_plugin_get_bus (GgPlugin *self)
 {

@@ -274,7 +274,13 @@ gg_target_emit_event (GgTarget   *self,
   g_signal_emit (self, signals[SIGNAL_EVENT], 0, channel, seq, payload);
 }
 
-/** gg_target_emit_tools_changed: @self: a #GgTarget. For connectors. */
+/**
+ * gg_target_emit_tools_changed:
+ * @self: a #GgTarget
+ *
+ * For connectors: emits #GgTarget::tools-changed after the game's tool
+ * list changed, so consumers fetch it again.
+ */
 void
 gg_target_emit_tools_changed (GgTarget *self)
 {
@@ -282,7 +288,13 @@ gg_target_emit_tools_changed (GgTarget *self)
   g_signal_emit (self, signals[SIGNAL_TOOLS_CHANGED], 0);
 }
 
-/** gg_target_emit_status_changed: @self: a #GgTarget. For connectors. */
+/**
+ * gg_target_emit_status_changed:
+ * @self: a #GgTarget
+ *
+ * For connectors: emits #GgTarget::status-changed after the `status` that
+ * gg_target_get_info() reports changed.
+ */
 void
 gg_target_emit_status_changed (GgTarget *self)
 {

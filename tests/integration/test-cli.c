@@ -334,6 +334,8 @@ test_disabled_plugins (Fixture *f, gconstpointer data)
   g_assert_cmpuint (strlen (err), <, strlen (tail) + 80);
   g_assert_nonnull (strstr (out, "disabled: " GOOD_DIR "/test-echo.so\n  reason: disabled in the configuration\n"));
   g_assert_nonnull (strstr (out, "No plugins loaded."));
+  /* Empty lists say so rather than ending in a bare colon. */
+  g_assert_nonnull (strstr (out, "front ends: (none)\nmodel types: (none)\ndefault model: (none)\n"));
   /* Neither a refusal warning nor noise about its config group: the one
    * warning (checked above) points out the name that matches nothing. */
   parts = g_strsplit (err, "WARNING", -1);
