@@ -32,14 +32,25 @@ is_valid_plugin_name (const char *name)
   return TRUE;
 }
 
+static gboolean
+is_one_line (const char *text)
+{
+  if (*text == '\0' || strlen (text) > 1024 || !g_utf8_validate (text, -1, NULL))
+    return FALSE;
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    if (g_unichar_iscntrl (g_utf8_get_char (p)))
+      return FALSE;
+  return TRUE;
+}
+
 /**
  * gg_plugin_descriptor_check:
  * @descriptor: (nullable): what a module's gg_plugin_describe() returned
  * @error: return location for a #GError
  *
  * Checks that the host can use @descriptor: the ABI major must equal
- * %GG_ABI_MAJOR, the minor must not be newer than %GG_ABI_MINOR, and every
- * field must be set. The error message is the reason shown to the user.
+ * %GG_ABI_MAJOR, the minor must not be newer than %GG_ABI_MINOR, every
+ * field must be set, the name valid and the other texts one line each. The error message is the reason shown to the user.
  *
  * Returns: %TRUE when the descriptor is usable
  */
@@ -71,6 +82,7 @@ gg_plugin_descriptor_check (const GgPluginDescriptor *descriptor,
     }
 
   const char *missing = NULL;
+  const char *bad = NULL;
   if (descriptor->name == NULL)
     missing = "name";
   else if (descriptor->version == NULL)
@@ -85,6 +97,19 @@ gg_plugin_descriptor_check (const GgPluginDescriptor *descriptor,
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    "descriptor field '%s' is missing", missing);
+      return FALSE;
+    }
+  /* `gamegate plugins` prints these as they are: one line of text each. */
+  if (!is_one_line (descriptor->version))
+    bad = "version";
+  else if (!is_one_line (descriptor->description))
+    bad = "description";
+  else if (!is_one_line (descriptor->license))
+    bad = "license";
+  if (bad != NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "descriptor field '%s' is not one non-empty line of UTF-8 text", bad);
       return FALSE;
     }
   if (!is_valid_plugin_name (descriptor->name))

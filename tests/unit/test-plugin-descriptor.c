@@ -78,6 +78,14 @@ test_check_refusals (void)
       "plugin name 'Model Scripted' is not 1-64 of a-z, 0-9 and '-'" },
     { "empty name", { GG_ABI_MAJOR, 0, "", "1", "d", "MIT", good_setup, { NULL } },
       "plugin name '' is not 1-64 of a-z, 0-9 and '-'" },
+    { "empty version", { GG_ABI_MAJOR, 0, "x", "", "d", "MIT", good_setup, { NULL } },
+      "descriptor field 'version' is not one non-empty line of UTF-8 text" },
+    { "two-line description", { GG_ABI_MAJOR, 0, "x", "1", "d\nrefused: /etc/passwd", "MIT", good_setup, { NULL } },
+      "descriptor field 'description' is not one non-empty line of UTF-8 text" },
+    { "escape in description", { GG_ABI_MAJOR, 0, "x", "1", "\033[2Jd", "MIT", good_setup, { NULL } },
+      "descriptor field 'description' is not one non-empty line of UTF-8 text" },
+    { "non-UTF-8 licence", { GG_ABI_MAJOR, 0, "x", "1", "d", "MIT\xff", good_setup, { NULL } },
+      "descriptor field 'license' is not one non-empty line of UTF-8 text" },
   };
 
   g_assert_true (gg_plugin_descriptor_check (&good, NULL));
