@@ -288,18 +288,28 @@ test_default_model (Fixture *f, gconstpointer data)
     { "default-model = [1]", 2, ": [gateway] default-model: expected a model type name" },
     { "default-model = Not A Name", 2, ": [gateway] default-model: expected a model type name" },
     { "default-model = system", 2, ": [gateway] default-model: “system” stands for the default model itself" },
+    { NULL /* nested 100000 deep */, 2, ": [gateway] default-model: not valid JSON" },
   };
+  g_autoptr(GString) deep = g_string_new ("default-model = {\"type\":\"scripted\",\"x\":");
+
+  /* Deeper than any parser's stack: refused, not a crash. */
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (deep, '[');
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (deep, ']');
+  g_string_append_c (deep, '}');
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autofree char *text = g_strdup_printf ("[gateway]\n%s\n", cases[i].line);
+      const char *line = cases[i].line != NULL ? cases[i].line : deep->str;
+      g_autofree char *text = g_strdup_printf ("[gateway]\n%s\n", line);
       g_autofree char *conf = write_file (f, "model.conf", text);
       const char *args[] = { "--config", conf, "plugins", NULL };
       g_autofree char *out = NULL;
       g_autofree char *err = NULL;
       g_autofree char *location = g_strdup_printf ("%s:2", conf);
 
-      g_test_message ("%s", cases[i].line);
+      g_test_message ("%.80s", line);
       /* The real plugins (model-scripted) from the test setup's path. */
       g_assert_cmpint (gg_test_run (args, NULL, NULL, &out, &err), ==, cases[i].status);
       if (cases[i].status == 0)
