@@ -318,6 +318,34 @@ test_bad_notify_address (Fixture *f, gconstpointer data)
   check_bad_notify_address (f, gone, gone_message);
 }
 
+/* Without a front end the daemon still runs, and says why nothing answers. */
+static void
+test_no_frontends (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GgTestProcess) process = NULL;
+  const char *args[] = { "--config", "/dev/null", "serve", NULL };
+  const char *env[] = { "GAMEGATE_PLUGIN_PATH", "NOTIFY_SOCKET", NULL };
+  gint64 deadline = g_get_monotonic_time () + gg_test_timeout_ms (10000) * (gint64) 1000;
+  int status = -1;
+
+  process = gg_test_process_spawn (args, env, &error);
+  g_assert_no_error (error);
+  while (gg_test_process_count_in_stderr (process, "nothing to serve") == 0 &&
+         g_get_monotonic_time () < deadline)
+    {
+      gboolean tick = FALSE;
+
+      gg_test_wait_until (&tick, 20);
+    }
+  g_assert_nonnull (strstr (gg_test_process_get_stderr (process),
+                            "No front end is loaded, so there is nothing to serve; "
+                            "run “gamegate plugins” to see what was found"));
+  gg_test_process_send_signal (process, SIGTERM);
+  g_assert_true (gg_test_process_wait (process, gg_test_timeout_ms (SHUTDOWN_BOUND_MS), &status));
+  g_assert_cmpint (status, ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -333,6 +361,8 @@ main (int argc, char **argv)
               test_without_notify_socket, fixture_teardown);
   g_test_add ("/daemon/start-failure", Fixture, GINT_TO_POINTER (FALSE), fixture_setup,
               test_start_failure, fixture_teardown);
+  g_test_add ("/daemon/no-frontends", Fixture, GINT_TO_POINTER (FALSE), fixture_setup,
+              test_no_frontends, fixture_teardown);
   g_test_add ("/daemon/bad-notify-address", Fixture, GINT_TO_POINTER (FALSE), fixture_setup,
               test_bad_notify_address, fixture_teardown);
 
