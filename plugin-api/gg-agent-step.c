@@ -541,8 +541,9 @@ call_timeout_ms (GgAgentTurn *self,
 
           /* oam allows 0 (forever) to one day; anything else was refused
            * by the front end, so keep the policy rather than guess. */
+          /* A positive timeout stays one, however small: 0 means forever. */
           if (isfinite (seconds) && seconds >= 0 && seconds <= 86400)
-            return (gint64) (seconds * 1000.0 + 0.5);
+            return seconds > 0 ? MAX ((gint64) (seconds * 1000.0 + 0.5), 1) : 0;
         }
     }
   return MAX (self->policy.tool_timeout_ms, 0);

@@ -950,6 +950,21 @@ test_timeout_formats (void)
       gg_agent_policy_clear (&policy);
     }
 
+  /* A tool's timeout below a millisecond is still a timeout, not "forever". */
+  {
+    g_autoptr(GgModel) model = scripted ("{\"type\":\"scripted\",\"steps\":[{\"toolCalls\":[{\"name\":\"a\"}]},"
+                                         "{\"template\":\"{toolOutput}\"}]}");
+    g_autoptr(GgAgentTurn) turn = NULL;
+
+    run_reset ();
+    run.exec_mode = EXEC_HOLD;
+    turn = turn_new (model, "[{\"name\":\"a\",\"timeoutSeconds\":0.0001}]", "Go", NULL);
+    run_turn (turn, NULL);
+    g_assert_no_error (run.error);
+    g_assert_cmpstr (json_object_get_string_member (run.result, "text"), ==,
+                     "Error: Tool 'a' timed out after 0.001s.");
+  }
+
   /* 0 waits forever: an answer after longer than any default still counts. */
   {
     g_autoptr(GgModel) model = scripted ("{\"type\":\"scripted\",\"steps\":[{\"toolCalls\":[{\"name\":\"a\"}]},"
