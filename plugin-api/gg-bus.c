@@ -481,7 +481,9 @@ gg_bus_create_model (GgBus     *self,
  * @frontend: a front end
  * @error: return location for a #GError
  *
- * Registers @frontend. Its name must be unique (%G_IO_ERROR_EXISTS).
+ * Registers @frontend. Its name becomes a subcommand: 1-64 of a-z, 0-9 and
+ * '-', not starting with '-' (%G_IO_ERROR_INVALID_ARGUMENT), and unique,
+ * "serve" and "plugins" being taken by gamegate itself (%G_IO_ERROR_EXISTS).
  *
  * Returns: %TRUE on success
  */
@@ -494,10 +496,21 @@ gg_bus_add_frontend (GgBus       *self,
   g_return_val_if_fail (GG_IS_FRONTEND (frontend), FALSE);
 
   const char *name = gg_frontend_get_name (frontend);
-  if (name == NULL || *name == '\0' || gg_bus_lookup_frontend (self, name) != NULL)
+  /* The name is a subcommand: one word a shell passes as is, never taken
+   * for an option, and not one of gamegate's own commands. */
+  if (name == NULL || *name == '\0' || *name == '-' || strlen (name) > 64 ||
+      strspn (name, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen (name))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "Front end name '%s' is not 1-64 of a-z, 0-9 and '-' (not first)",
+                   name != NULL ? name : "");
+      return FALSE;
+    }
+  if (g_str_equal (name, "serve") || g_str_equal (name, "plugins") ||
+      gg_bus_lookup_frontend (self, name) != NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
-                   "A front end named '%s' is already registered", name ? name : "");
+                   "A front end or command named '%s' already exists", name);
       return FALSE;
     }
   g_ptr_array_add (self->frontends, g_object_ref (frontend));

@@ -408,6 +408,26 @@ test_frontends (void)
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS);
   g_clear_error (&error);
 
+  /* Names are subcommands: gamegate's own are taken, and anything a shell
+   * or the option parser would mangle is refused. */
+  {
+    static const struct { const char *name; int code; } bad[] = {
+      { "serve", G_IO_ERROR_EXISTS }, { "plugins", G_IO_ERROR_EXISTS },
+      { "", G_IO_ERROR_INVALID_ARGUMENT }, { "-v", G_IO_ERROR_INVALID_ARGUMENT },
+      { "--help", G_IO_ERROR_INVALID_ARGUMENT }, { "Oam", G_IO_ERROR_INVALID_ARGUMENT },
+      { "two words", G_IO_ERROR_INVALID_ARGUMENT }, { "caf\xc3\xa9", G_IO_ERROR_INVALID_ARGUMENT },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+      {
+        g_autoptr(GgFrontend) frontend = test_frontend_new (bad[i].name);
+
+        g_assert_false (gg_bus_add_frontend (bus, frontend, &error));
+        g_assert_error (error, G_IO_ERROR, bad[i].code);
+        g_clear_error (&error);
+      }
+  }
+
   g_assert_true (gg_bus_lookup_frontend (bus, "mcp") == mcp);
   g_assert_null (gg_bus_lookup_frontend (bus, "gabp"));
   g_autoptr(GPtrArray) list = gg_bus_list_frontends (bus);
