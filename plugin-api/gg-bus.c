@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gg-bus.h"
+#include "gg-model-private.h"
 #include "gg-unavailable-model-private.h"
 
 typedef struct {
@@ -412,8 +413,9 @@ gg_bus_get_default_model (GgBus *self)
 /**
  * gg_bus_create_model:
  * @self: a #GgBus
- * @spec: (nullable): a model value: `"system"` (also for %NULL), a type name
- *   such as `"scripted"`, or an object `{"type": …, …}`
+ * @spec: (nullable): a model value: `"system"` (also for %NULL and
+ *   `{"type": "system"}`), a type name such as `"scripted"`, or an object
+ *   `{"type": …, …}`
  * @error: return location for a #GError
  *
  * Makes a fresh model for one session. `"system"` resolves to the configured
@@ -435,10 +437,14 @@ gg_bus_create_model (GgBus     *self,
 
   g_return_val_if_fail (GG_IS_BUS (self), NULL);
 
+  /* "system", {"type": "system"} and no value at all mean the default;
+   * "system" is reserved, no backend can register it. */
   is_system = spec == NULL || JSON_NODE_HOLDS_NULL (spec) ||
               (JSON_NODE_HOLDS_VALUE (spec) &&
                json_node_get_value_type (spec) == G_TYPE_STRING &&
-               g_str_equal (json_node_get_string (spec), "system"));
+               g_str_equal (json_node_get_string (spec), "system")) ||
+              (JSON_NODE_HOLDS_OBJECT (spec) &&
+               g_strcmp0 (_gg_model_json_get_string (json_node_get_object (spec), "type"), "system") == 0);
   if (is_system)
     {
       if (self->default_model == NULL)

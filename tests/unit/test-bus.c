@@ -285,6 +285,11 @@ test_models (void)
   g_autoptr(GgModel) m4 = gg_bus_create_model (bus, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (gg_model_get_name (m4), ==, "{\"type\":\"test\",\"name\":\"default\"}");
+  /* The object form of "system" is the default too, not an unknown type. */
+  g_autoptr(JsonNode) system_object = parse ("{\"type\":\"system\"}");
+  g_autoptr(GgModel) m5 = gg_bus_create_model (bus, system_object, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (gg_model_get_name (m5), ==, "{\"type\":\"test\",\"name\":\"default\"}");
 }
 
 static void
