@@ -116,7 +116,8 @@ gg_bus_class_init (GgBusClass *klass)
    * @target: the #GgTarget the event came from
    * @channel: the event channel
    * @seq: the event's sequence number in @channel
-   * @payload: the event's JSON payload
+   * @payload: (transfer none): the event's JSON payload; valid during the
+   *   emission only, so copy what you keep and do not modify it
    *
    * Every target's events, forwarded synchronously, so they keep the order
    * the target emitted them in.

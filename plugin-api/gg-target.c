@@ -35,7 +35,8 @@ gg_target_default_init (GgTargetInterface *iface)
    * GgTarget::event:
    * @channel: the event channel
    * @seq: the sequence number within @channel
-   * @payload: the event's JSON payload
+   * @payload: (transfer none): the event's JSON payload; valid during the
+   *   emission only, so copy what you keep and do not modify it
    *
    * An event from the game, emitted in order per channel.
    */
