@@ -157,12 +157,14 @@ gg_target_list_tools_finish (GgTarget      *self,
  * gg_target_call_tool_async:
  * @self: a #GgTarget
  * @name: the tool's name
- * @arguments: (nullable): the tool's arguments
- * @cancellable: (nullable): a #GCancellable
+ * @arguments: (nullable): the tool's arguments; the target references or
+ *   copies what it keeps, so do not modify them while the call runs
+ * @cancellable: (nullable): stops waiting for the game's answer
  * @callback: called with the tool's result
  * @user_data: data for @callback
  *
- * Runs one tool of the game.
+ * Runs one tool of the game. A target that cannot call tools fails with
+ * %G_IO_ERROR_NOT_SUPPORTED.
  */
 void
 gg_target_call_tool_async (GgTarget            *self,
