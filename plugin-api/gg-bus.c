@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gg-bus.h"
+#include "gg-bus-private.h"
 #include "gg-model-private.h"
 #include "gg-unavailable-model-private.h"
 
@@ -563,6 +564,30 @@ gg_bus_list_frontends (GgBus *self)
   for (guint i = 0; i < self->frontends->len; i++)
     g_ptr_array_add (list, g_object_ref (g_ptr_array_index (self->frontends, i)));
   return list;
+}
+
+/* Undoing a failed plugin setup ---------------------------------------- */
+
+guint
+_gg_bus_get_n_frontends (GgBus *self)
+{
+  return self->frontends->len;
+}
+
+/* Drops the front ends registered after the first @n. */
+void
+_gg_bus_truncate_frontends (GgBus *self,
+                            guint  n)
+{
+  if (n < self->frontends->len)
+    g_ptr_array_set_size (self->frontends, n);
+}
+
+void
+_gg_bus_unregister_model_type (GgBus      *self,
+                               const char *type)
+{
+  g_hash_table_remove (self->model_types, type);
 }
 
 /* Shutdown ------------------------------------------------------------- */

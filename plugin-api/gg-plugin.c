@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gg-bus.h"
+#include "gg-bus-private.h"
 #include "gg-config.h"
 #include "gg-plugin.h"
 
@@ -181,8 +182,9 @@ gg_plugin_new (const GgPluginDescriptor *descriptor,
  * @error: return location for a #GError
  *
  * Runs the plugin's setup function, which registers what the plugin offers.
- * A setup that fails without setting @error gets a generic error, so the
- * host can always name a reason.
+ * When it fails, the front ends and model types it registered are removed
+ * from the bus again. A setup that fails without setting @error gets a
+ * generic error, so the host can always name a reason.
  *
  * Returns: %TRUE on success
  */
@@ -191,14 +193,28 @@ gg_plugin_setup (GgPlugin *self,
                  GError  **error)
 {
   g_autoptr(GError) local_error = NULL;
+  g_auto(GStrv) types_before = NULL;
+  g_auto(GStrv) types_after = NULL;
+  guint frontends_before;
 
   g_return_val_if_fail (GG_IS_PLUGIN (self), FALSE);
 
+  frontends_before = _gg_bus_get_n_frontends (self->bus);
+  types_before = gg_bus_list_model_types (self->bus);
   if (self->descriptor->setup (self, &local_error))
     return TRUE;
   if (local_error == NULL)
     local_error = g_error_new (G_IO_ERROR, G_IO_ERROR_FAILED,
                                "setup failed without giving a reason");
+
+  /* A refused plugin offers nothing: a front end it registered before
+   * failing would otherwise still listen in daemon mode. */
+  _gg_bus_truncate_frontends (self->bus, frontends_before);
+  types_after = gg_bus_list_model_types (self->bus);
+  for (guint i = 0; types_after[i] != NULL; i++)
+    if (!g_strv_contains ((const char * const *) types_before, types_after[i]))
+      _gg_bus_unregister_model_type (self->bus, types_after[i]);
+
   g_propagate_error (error, g_steal_pointer (&local_error));
   return FALSE;
 }
