@@ -71,7 +71,9 @@ typedef void (*GgToolExecutor) (GgToolInvocation *invocation,
  * GgAgentEventFunc:
  * @event: (transfer none): an oam-shaped event object: `modelStep` {step},
  *   `text` {delta, text, isReset}, `toolCallStarted` {call, execution},
- *   `toolCallCompleted` {record}; valid for the call, reference it to keep it
+ *   `toolCallCompleted` {record}; valid for the call, reference it to keep
+ *   it; its members are shared with the result and the transcript, so do
+ *   not modify them
  * @user_data: data given to gg_agent_turn_set_event_func()
  *
  * Receives the turn's events in the order they happened, all before the
