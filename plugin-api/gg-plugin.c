@@ -51,7 +51,8 @@ is_one_line (const char *text)
  *
  * Checks that the host can use @descriptor: the ABI major must equal
  * %GG_ABI_MAJOR, the minor must not be newer than %GG_ABI_MINOR, every
- * field must be set, the name valid and the other texts one line each. The error message is the reason shown to the user.
+ * field must be set, the name valid and the other texts one line each.
+ * The error message is the reason shown to the user.
  *
  * Returns: %TRUE when the descriptor is usable
  */
