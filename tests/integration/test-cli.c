@@ -436,6 +436,38 @@ test_sigint_stdio (void)
   check_signal_stdio (SIGINT);
 }
 
+/* A front end that does not finish after the signal: a second signal ends
+ * gamegate anyway, with a failure status and a word why. */
+static void
+test_second_signal_stdio (void)
+{
+  const char *args[] = { "--plugin-dir", GOOD_DIR, "echo", "--deaf", NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GgTestProcess) process = gg_test_process_spawn (args, hermetic_env, &error);
+  g_autofree char *line = NULL;
+  g_autofree char *after = NULL;
+  int status = -1;
+
+  g_assert_no_error (error);
+  gg_test_process_write_line (process, "ping", &error);
+  line = gg_test_process_read_line (process, gg_test_timeout_ms (10000), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (line, ==, "ping");
+
+  gg_test_process_send_signal (process, SIGTERM);
+  /* Still serving: the deaf front end ignored the first signal. */
+  gg_test_process_write_line (process, "still here", &error);
+  after = gg_test_process_read_line (process, gg_test_timeout_ms (10000), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (after, ==, "still here");
+
+  gg_test_process_send_signal (process, SIGTERM);
+  g_assert_true (gg_test_process_wait (process, gg_test_timeout_ms (5000), &status));
+  g_assert_cmpint (status, ==, 1);
+  g_assert_nonnull (strstr (gg_test_process_get_stderr (process),
+                            "Second termination signal: exiting without waiting for the session to end"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -458,6 +490,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/echo-pipe-input", test_echo_pipe_input);
   g_test_add_func ("/cli/sigterm-stdio", test_sigterm_stdio);
   g_test_add_func ("/cli/sigint-stdio", test_sigint_stdio);
+  g_test_add_func ("/cli/second-signal-stdio", test_second_signal_stdio);
 
   return g_test_run ();
 }
