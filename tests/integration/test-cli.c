@@ -441,11 +441,14 @@ test_sigint_stdio (void)
 static void
 test_second_signal_stdio (void)
 {
-  const char *args[] = { "--plugin-dir", GOOD_DIR, "echo", "--deaf", NULL };
+  /* -v: the debug line says when the first signal was handled (two
+   * signals before that would be one to GLib). */
+  const char *args[] = { "-v", "--plugin-dir", GOOD_DIR, "echo", "--deaf", NULL };
   g_autoptr(GError) error = NULL;
   g_autoptr(GgTestProcess) process = gg_test_process_spawn (args, hermetic_env, &error);
   g_autofree char *line = NULL;
   g_autofree char *after = NULL;
+  gint64 deadline;
   int status = -1;
 
   g_assert_no_error (error);
@@ -455,6 +458,14 @@ test_second_signal_stdio (void)
   g_assert_cmpstr (line, ==, "ping");
 
   gg_test_process_send_signal (process, SIGTERM);
+  deadline = g_get_monotonic_time () + gg_test_timeout_ms (10000) * (gint64) 1000;
+  while (gg_test_process_count_in_stderr (process, "Termination signal: closing the stdio session") == 0 &&
+         g_get_monotonic_time () < deadline)
+    {
+      gboolean tick = FALSE;
+
+      gg_test_wait_until (&tick, 20);
+    }
   /* Still serving: the deaf front end ignored the first signal. */
   gg_test_process_write_line (process, "still here", &error);
   after = gg_test_process_read_line (process, gg_test_timeout_ms (10000), &error);
