@@ -76,8 +76,9 @@ process_newline (GgFramedStream *self)
       if (nl == NULL)
         {
           self->scanned = avail;
-          /* +1: the line may still end in a tolerated `\r` */
-          if (avail > self->max_size + 1)
+          /* +1: the line may still end in a tolerated `\r` (written as
+           * avail - 1 so that a limit of G_MAXSIZE cannot wrap; avail > 0) */
+          if (avail - 1 > self->max_size)
             {
               self->discard_line = TRUE;
               self->pos = self->inbuf->len;

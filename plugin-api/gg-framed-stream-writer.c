@@ -18,9 +18,13 @@ static void start_write (GgFramedStream *self);
 void
 _gg_framed_stream_complete_flushes (GgFramedStream *self)
 {
+  GQueue waiting = self->flush_tasks;
   GTask *task;
 
-  while ((task = g_queue_pop_head (&self->flush_tasks)) != NULL)
+  /* Only the waiters queued now: a callback may send and flush again, and
+   * that new waiter must wait for its own message. */
+  g_queue_init (&self->flush_tasks);
+  while ((task = g_queue_pop_head (&waiting)) != NULL)
     {
       GSource *cancel = g_task_get_task_data (task);
 
@@ -127,8 +131,9 @@ start_write (GgFramedStream *self)
  * @error: return location for a #GError
  *
  * Queues one message, framed. Messages are written in the order they are
- * sent. Fails if the stream was closed or a write failed, and (newline
- * framing) if @data holds a newline.
+ * sent. @data is copied. Fails if the stream was closed or a write failed,
+ * with %G_IO_ERROR_MESSAGE_TOO_LARGE if the queue cannot hold it (4 GiB),
+ * and (newline framing) if @data holds a newline.
  *
  * Returns: %TRUE if the message was queued
  */
@@ -149,6 +154,15 @@ gg_framed_stream_send (GgFramedStream *self,
   if (self->write_error != NULL)
     {
       g_propagate_error (error, g_error_copy (self->write_error));
+      return FALSE;
+    }
+
+  /* The queue is a GByteArray: it cannot hold more than G_MAXUINT bytes
+   * (64 leaves room for the framing). */
+  if (length > G_MAXUINT - 64 || self->outbuf->len > G_MAXUINT - 64 - length)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
+                           "The message does not fit in the output queue");
       return FALSE;
     }
 
