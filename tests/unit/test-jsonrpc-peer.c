@@ -275,6 +275,34 @@ test_echo (void)
   teardown (&f);
 }
 
+/* Strings built by the application (e.g. from a game's raw output) may be
+ * invalid UTF-8 or NULL: what goes on the wire must still be JSON. */
+static void
+test_send_bad_strings (void)
+{
+  Fixture f;
+  g_autoptr(JsonObject) params = json_object_new ();
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(JsonNode) null_string = json_node_new (JSON_NODE_VALUE);
+  g_autofree char *line = NULL;
+  g_autoptr(JsonNode) parsed = NULL;
+
+  setup (&f, GG_FRAMING_NEWLINE);
+  json_node_set_string (null_string, NULL);
+  json_object_set_string_member (params, "text", "a\xff" "b\xc3");
+  json_object_set_member (params, "none", g_steal_pointer (&null_string));
+  json_node_set_object (node, params);
+  gg_jsonrpc_peer_notify (f.peer, "bad\xfe", node);
+  line = next_line (&f);
+  g_assert_true (g_utf8_validate (line, -1, NULL));
+  parsed = gg_json_parse (line, -1, 0, NULL);
+  g_assert_nonnull (parsed);
+  g_assert_cmpstr (line, ==,
+                   "{\"jsonrpc\":\"2.0\",\"method\":\"bad\xef\xbf\xbd\",\"params\":"
+                   "{\"text\":\"a\xef\xbf\xbd" "b\xef\xbf\xbd\",\"none\":null}}");
+  teardown (&f);
+}
+
 static void
 test_validation (void)
 {
@@ -1060,6 +1088,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/jsonrpc-peer/echo", test_echo);
   g_test_add_func ("/jsonrpc-peer/validation", test_validation);
+  g_test_add_func ("/jsonrpc-peer/send-bad-strings", test_send_bad_strings);
   g_test_add_func ("/jsonrpc-peer/nul-byte", test_nul_byte);
   g_test_add_func ("/jsonrpc-peer/ids", test_ids);
   g_test_add_func ("/jsonrpc-peer/deep-nesting", test_deep_nesting);
