@@ -53,13 +53,24 @@ is_key_char (char c)
   return g_ascii_isalnum (c) || c == '-' || c == '_' || c == '.';
 }
 
-static gboolean
-is_key_name (const char *key)
+gboolean
+_gg_config_is_key_name (const char *key)
 {
   if (*key == '\0')
     return FALSE;
   for (const char *k = key; *k != '\0'; k++)
     if (!is_key_char (*k))
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
+_gg_config_is_group_name (const char *group)
+{
+  if (*group == '\0' || !g_utf8_validate (group, -1, NULL))
+    return FALSE;
+  for (const char *g = group; *g != '\0'; g++)
+    if (*g == '[' || *g == ']' || (guchar) *g < 0x20 || *g == 0x7f)
       return FALSE;
   return TRUE;
 }
@@ -162,7 +173,7 @@ parse_line (const char  *text,
           return FALSE;
         }
       name = g_strndup (p + 1, close - (p + 1));
-      if (*name == '\0' || strchr (name, '[') != NULL)
+      if (!_gg_config_is_group_name (name))
         {
           quoted = _gg_config_quote_text (name, -1);
           g_set_error (error, GG_CONFIG_ERROR, GG_CONFIG_ERROR_PARSE,
@@ -213,7 +224,7 @@ parse_line (const char  *text,
       while (key_end > p && is_blank (key_end[-1]))
         key_end--;
       key = g_strndup (p, key_end - p);
-      if (!is_key_name (key))
+      if (!_gg_config_is_key_name (key))
         {
           quoted = _gg_config_quote_text (key, -1);
           g_set_error (error, GG_CONFIG_ERROR, GG_CONFIG_ERROR_PARSE,

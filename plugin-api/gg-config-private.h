@@ -40,4 +40,9 @@ GgConfigEntry *_gg_config_remember   (GgConfig   *self,
 char          *_gg_config_quote_text (const char *text,
                                       gssize      length);
 
+/* Names a key file may use: the checks of the loader, also applied to
+ * gg_config_set_value(). */
+gboolean       _gg_config_is_group_name (const char *group);
+gboolean       _gg_config_is_key_name   (const char *key);
+
 G_END_DECLS

@@ -134,12 +134,13 @@ location_of (GgConfigEntry *entry)
   return g_strdup (entry->origin);
 }
 
-/* Cuts a (valid UTF-8) text to a length fit for an error message. */
+/* Cuts a text to a length fit for an error message, repairing UTF-8. */
 char *
 _gg_config_quote_text (const char *text,
                        gssize      length)
 {
-  g_autofree char *copy = length < 0 ? g_strdup (text) : g_strndup (text, length);
+  /* Values set through gg_config_set_value() are not checked for UTF-8. */
+  g_autofree char *copy = g_utf8_make_valid (text, length);
 
   if (g_utf8_strlen (copy, -1) <= GG_CONFIG_MAX_QUOTED)
     return g_steal_pointer (&copy);
@@ -186,11 +187,11 @@ gg_config_has_key (GgConfig   *self,
 /**
  * gg_config_set_value:
  * @self: a #GgConfig
- * @group: a group name
- * @key: a key name
+ * @group: a group name (no `[`, `]` or control characters)
+ * @key: a key name (letters, digits, `-`, `_` and `.`)
  * @value: the value, written as in a key file (escapes allowed)
  *
- * Overrides a key from the command line; errors about it name the origin
+ * Overrides a key from the command line (the caller checks the names); errors about it name the origin
  * "command line", and gg_config_list_unread() reports it when no plugin
  * reads it, like a key from a file.
  */
@@ -201,7 +202,9 @@ gg_config_set_value (GgConfig   *self,
                      const char *value)
 {
   g_return_if_fail (GG_IS_CONFIG (self));
-  g_return_if_fail (group != NULL && key != NULL && value != NULL);
+  g_return_if_fail (group != NULL && _gg_config_is_group_name (group));
+  g_return_if_fail (key != NULL && _gg_config_is_key_name (key));
+  g_return_if_fail (value != NULL);
 
   if (lookup (self, group, NULL) == NULL)
     _gg_config_remember (self, group, NULL, _("command line"), 0);
