@@ -245,6 +245,9 @@ unescape (const char *raw)
  * @key: a key name
  * @default_value: (nullable): returned when the key is not set
  *
+ * Reads a string, undoing the key-file escapes (`\s`, `\n`, `\t`, `\r`,
+ * `\\`). Counts as reading the key.
+ *
  * Returns: (transfer full) (nullable): the unescaped value, or a copy of
  *   @default_value
  */
@@ -271,7 +274,8 @@ gg_config_get_string (GgConfig   *self,
  * @group: a group name
  * @key: a key name
  *
- * Reads a ";"-separated list ("\;" for a literal ";").
+ * Reads a ";"-separated list ("\;" for a literal ";"). Counts as reading
+ * the key.
  *
  * Returns: (transfer full) (nullable): the items, or %NULL if the key is not set
  */
@@ -510,8 +514,8 @@ gg_config_set_invalid (GgConfig   *self,
  * @self: a #GgConfig
  *
  * Lists keys set in a file or on the command line that no getter has
- * read, one message each: "file:line: unknown key 'x' in [group]". The host warns about them after
- * every plugin has been set up.
+ * read, one message each: "file:line: unknown key 'x' in [group]". The
+ * host warns about them after every plugin has been set up.
  *
  * Returns: (transfer full): a %NULL-terminated array, possibly empty
  */
@@ -526,7 +530,6 @@ gg_config_list_unread (GgConfig *self)
     {
       GgConfigEntry *entry = g_ptr_array_index (self->order, i);
       g_autofree char *message = NULL;
-
       g_autofree char *location = NULL;
 
       if (entry->key == NULL || entry->read)

@@ -197,8 +197,9 @@ gg_framed_stream_init (GgFramedStream *self)
  * @output: where messages go
  * @framing: how messages are delimited
  *
- * Creates a framed stream over two streams (e.g. stdin and stdout). Nothing
- * is read before gg_framed_stream_start().
+ * Creates a framed stream over two streams (e.g. stdin and stdout), keeping
+ * a reference on each; gg_framed_stream_close() closes both. Nothing is
+ * read before gg_framed_stream_start().
  *
  * Returns: (transfer full): a new #GgFramedStream
  */
@@ -226,7 +227,10 @@ gg_framed_stream_new (GInputStream  *input,
  * @stream: a bidirectional stream (a socket connection)
  * @framing: how messages are delimited
  *
- * Returns: (transfer full): a new #GgFramedStream over both halves of @stream
+ * Like gg_framed_stream_new() over both halves of @stream. Keeps a
+ * reference on @stream; gg_framed_stream_close() closes it as a whole.
+ *
+ * Returns: (transfer full): a new #GgFramedStream
  */
 GgFramedStream *
 gg_framed_stream_new_for_io_stream (GIOStream *stream,
