@@ -36,7 +36,8 @@ GgConfigEntry *_gg_config_remember   (GgConfig   *self,
                                       const char *key,
                                       const char *origin,
                                       guint       line);
-/* A copy of @text (@length bytes, or -1) cut for an error message. */
+/* A copy of @text (@length bytes, or -1) cut for an error message, with
+ * invalid UTF-8 repaired. */
 char          *_gg_config_quote_text (const char *text,
                                       gssize      length);
 
