@@ -137,6 +137,26 @@ static const guint8 char_class[256] = {
   ['t'] = C_WORD, ['f'] = C_WORD, ['n'] = C_WORD,
 };
 
+/* Whether the body of a string (between its quotes) holds `\u0000`, which
+ * json-glib would turn into a C string cut short at the NUL. */
+static gboolean
+has_escaped_nul (const guint8 *s,
+                 gsize         n)
+{
+  const guint8 *end = s + n;
+  const guint8 *q = s;
+
+  while ((q = memchr (q, '\\', (gsize) (end - q))) != NULL)
+    {
+      if (end - q >= 6 && memcmp (q + 1, "u0000", 5) == 0)
+        return TRUE;
+      q += 2;  /* the backslash and the character it escapes */
+      if (q >= end)
+        break;
+    }
+  return FALSE;
+}
+
 /* One linear pass: nesting depth, one top-level value, only JSON tokens
  * outside strings. Returns NULL if json-glib may parse it, else why not.
  * Sets @big_int if an integer does not fit in 64 bits (json-glib wraps
@@ -180,6 +200,8 @@ _gg_jsonrpc_precheck (const guint8 *p,
                 if (backslashes % 2 == 0)
                   break;
               }
+            if (has_escaped_nul (p + i + 1, j - i - 2))
+              return "escaped NUL in a string";
             i = j;
           }
           break;

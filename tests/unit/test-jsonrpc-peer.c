@@ -388,6 +388,27 @@ test_nul_byte (void)
   teardown (&f);
 }
 
+/* An escaped NUL would silently cut the C string json-glib gives back
+ * ("a\u0000b" read as "a"), changing ids, method names and params. */
+static void
+test_escaped_nul (void)
+{
+  Fixture f;
+  g_autofree char *line = NULL;
+
+  setup (&f, GG_FRAMING_NEWLINE);
+  expect (&f, "{\"jsonrpc\":\"2.0\",\"id\":\"a\\u0000b\",\"method\":\"echo\"}",
+          ERR ("null", -32700, "Parse error: escaped NUL in a string", "{\"code\":\"parse_error\"}"));
+  expect (&f, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"echo\",\"params\":{\"s\":\"x\\u0000\"}}",
+          ERR ("null", -32700, "Parse error: escaped NUL in a string", "{\"code\":\"parse_error\"}"));
+  /* an escaped backslash followed by u0000 is just text */
+  expect (&f, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"echo\",\"params\":{\"s\":\"\\\\u0000\"}}",
+          "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"s\":\"\\\\u0000\"}}");
+  expect (&f, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"echo\",\"params\":{\"s\":\"\\u0001\\\"\\u00000\"}}",
+          ERR ("null", -32700, "Parse error: escaped NUL in a string", "{\"code\":\"parse_error\"}"));
+  teardown (&f);
+}
+
 static void
 test_ids (void)
 {
@@ -1090,6 +1111,7 @@ main (int argc, char **argv)
   g_test_add_func ("/jsonrpc-peer/validation", test_validation);
   g_test_add_func ("/jsonrpc-peer/send-bad-strings", test_send_bad_strings);
   g_test_add_func ("/jsonrpc-peer/nul-byte", test_nul_byte);
+  g_test_add_func ("/jsonrpc-peer/escaped-nul", test_escaped_nul);
   g_test_add_func ("/jsonrpc-peer/ids", test_ids);
   g_test_add_func ("/jsonrpc-peer/deep-nesting", test_deep_nesting);
   g_test_add_func ("/jsonrpc-peer/answers", test_answers);
