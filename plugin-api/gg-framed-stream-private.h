@@ -48,6 +48,7 @@ struct _GgFramedStream
   gboolean         started;
   gboolean         reading;
   gboolean         read_closed;       /* `closed` was emitted */
+  gboolean         read_paused;       /* too much output is pending: not reading */
 
   /* output */
   GCancellable    *write_cancellable;
@@ -83,8 +84,11 @@ void        _gg_framed_stream_emit_framing_error (GgFramedStream *self,
 void        _gg_framed_stream_emit_closed        (GgFramedStream *self,
                                                   const GError   *error);
 
-/* Reader: starts the next read unless one is pending or input is over. */
+/* Reader: starts the next read unless one is pending, input is over or
+ * reading is paused because the output is backlogged. */
 void        _gg_framed_stream_schedule_read      (GgFramedStream *self);
+/* Reading pauses above this much pending output, and resumes at half. */
+gsize       _gg_framed_stream_output_limit       (GgFramedStream *self);
 
 /* Writer: close the streams once gg_framed_stream_close() was called and the
  * output is out; complete every flush waiter with the current state. */

@@ -421,6 +421,17 @@ read_size (GgFramedStream *self)
   return READ_CHUNK;
 }
 
+/* A peer that sends requests but never reads the answers would otherwise
+ * make the output queue grow without bound: past a few maximum-size
+ * messages of backlog, its input is left unread until the output drains. */
+gsize
+_gg_framed_stream_output_limit (GgFramedStream *self)
+{
+  if (self->max_size > G_MAXSIZE / 4)
+    return G_MAXSIZE;
+  return MAX (4 * self->max_size, (gsize) 1024 * 1024);
+}
+
 void
 _gg_framed_stream_schedule_read (GgFramedStream *self)
 {
@@ -430,6 +441,12 @@ _gg_framed_stream_schedule_read (GgFramedStream *self)
 
   if (self->reading || self->read_closed || self->disposed || !self->started)
     return;
+  if (gg_framed_stream_get_pending_output (self) > _gg_framed_stream_output_limit (self))
+    {
+      self->read_paused = TRUE;
+      return;
+    }
+  self->read_paused = FALSE;
 
   want = read_size (self);
   if (in->cap - in->len < want)

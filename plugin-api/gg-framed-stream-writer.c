@@ -97,6 +97,9 @@ write_cb (GObject      *source,
     }
 
   start_write (self);
+  if (self->read_paused &&
+      gg_framed_stream_get_pending_output (self) <= _gg_framed_stream_output_limit (self) / 2)
+    _gg_framed_stream_schedule_read (self);
   if (self->in_flight == 0)
     {
       _gg_framed_stream_complete_flushes (self);
@@ -194,6 +197,9 @@ gg_framed_stream_send (GgFramedStream *self,
 /**
  * gg_framed_stream_get_pending_output:
  * @self: a #GgFramedStream
+ *
+ * While this is above four maximum-size messages (at least 1 MiB) the
+ * stream does not read its input.
  *
  * Returns: the number of framed bytes queued or being written
  */

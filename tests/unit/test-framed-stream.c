@@ -976,6 +976,50 @@ test_send_too_large (void)
 #endif
 }
 
+/* A peer that keeps sending but never reads what we write: once the output
+ * backlog passes four maximum-size messages (at least 1 MiB), its input is
+ * no longer read, so memory stays bounded; reading resumes once the output
+ * has drained. */
+static void
+test_output_backpressure (void)
+{
+  Fixture f = { 0 };
+  g_autofree char *chunk = g_strnfill (64 * 1024, 'o');
+  const char *first[] = { "a", NULL };
+  const char *both[] = { "a", "b", NULL };
+  gsize total = 0;
+
+  setup_socket (&f, GG_FRAMING_NEWLINE);
+  gg_framed_stream_set_max_message_size (f.fs, 1024);
+  gg_framed_stream_start (f.fs);
+  for (int i = 0; i < 32; i++)
+    {
+      g_assert_true (gg_framed_stream_send (f.fs, chunk, strlen (chunk), NULL));
+      total += strlen (chunk) + 1;
+    }
+  g_assert_cmpuint (gg_framed_stream_get_pending_output (f.fs), >, 1024 * 1024);
+
+  /* The read started before the backlog completes; the next is not made.
+   * (spin_until would drain our socket, so iterate by hand.) */
+  feed_str (&f, "a\n");
+  while (f.messages->len < 1)
+    g_main_context_iteration (NULL, TRUE);
+  feed_str (&f, "b\n");
+  for (int i = 0; i < 50; i++)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  g_assert_cmpuint (f.messages->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (f.messages, 0), ==, first[0]);
+
+  /* Reading our output lets theirs in again. */
+  spin_until (&f, received_len, GSIZE_TO_POINTER (total));
+  assert_messages (&f, both);
+  g_assert_cmpuint (f.received->len, ==, total);
+  fixture_free (&f);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1009,6 +1053,7 @@ main (int argc, char **argv)
   g_test_add_func ("/framed-stream/newline/unlimited", test_newline_unlimited);
   g_test_add_func ("/framed-stream/flush-from-flush-callback", test_flush_from_flush_callback);
   g_test_add_func ("/framed-stream/send/too-large", test_send_too_large);
+  g_test_add_func ("/framed-stream/output-backpressure", test_output_backpressure);
 
   return g_test_run ();
 }
