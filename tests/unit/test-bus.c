@@ -285,6 +285,11 @@ test_models (void)
   g_autoptr(GgModel) m4 = gg_bus_create_model (bus, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (gg_model_get_name (m4), ==, "{\"type\":\"test\",\"name\":\"default\"}");
+  /* The object form of "system" is the default too, not an unknown type. */
+  g_autoptr(JsonNode) system_object = parse ("{\"type\":\"system\"}");
+  g_autoptr(GgModel) m5 = gg_bus_create_model (bus, system_object, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (gg_model_get_name (m5), ==, "{\"type\":\"test\",\"name\":\"default\"}");
 }
 
 static void
@@ -305,6 +310,15 @@ test_system_model_unavailable (void)
     g_main_context_iteration (NULL, TRUE);
   g_assert_error (step_error, GG_MODEL_ERROR, GG_MODEL_ERROR_MODEL_UNAVAILABLE);
   g_assert_cmpstr (step_error->message, ==, "No default model is configured ([gateway] default-model)");
+  g_clear_error (&step_error);
+
+  /* Cancelled: the model error, like every other backend. */
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_cancellable_cancel (cancellable);
+  gg_model_step_async (model, request, NULL, NULL, cancellable, on_step_done, &step_error);
+  while (step_error == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_error (step_error, GG_MODEL_ERROR, GG_MODEL_ERROR_CANCELLED);
   g_clear_error (&step_error);
 
   JsonObject *availability = NULL;
@@ -398,6 +412,26 @@ test_frontends (void)
   g_assert_false (gg_bus_add_frontend (bus, dup, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS);
   g_clear_error (&error);
+
+  /* Names are subcommands: gamegate's own are taken, and anything a shell
+   * or the option parser would mangle is refused. */
+  {
+    static const struct { const char *name; int code; } bad[] = {
+      { "serve", G_IO_ERROR_EXISTS }, { "plugins", G_IO_ERROR_EXISTS },
+      { "", G_IO_ERROR_INVALID_ARGUMENT }, { "-v", G_IO_ERROR_INVALID_ARGUMENT },
+      { "--help", G_IO_ERROR_INVALID_ARGUMENT }, { "Oam", G_IO_ERROR_INVALID_ARGUMENT },
+      { "two words", G_IO_ERROR_INVALID_ARGUMENT }, { "caf\xc3\xa9", G_IO_ERROR_INVALID_ARGUMENT },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+      {
+        g_autoptr(GgFrontend) frontend = test_frontend_new (bad[i].name);
+
+        g_assert_false (gg_bus_add_frontend (bus, frontend, &error));
+        g_assert_error (error, G_IO_ERROR, bad[i].code);
+        g_clear_error (&error);
+      }
+  }
 
   g_assert_true (gg_bus_lookup_frontend (bus, "mcp") == mcp);
   g_assert_null (gg_bus_lookup_frontend (bus, "gabp"));
