@@ -296,6 +296,9 @@ handle_message (GgJsonRpcPeer *self,
     }
 
   params = json_object_get_member (obj, "params");
+  /* A null member counts as absent, so "params": null means no params. */
+  if (params != NULL && JSON_NODE_HOLDS_NULL (params))
+    params = NULL;
   if (params != NULL && JSON_NODE_HOLDS_ARRAY (params))
     {
       if (id != NULL)
