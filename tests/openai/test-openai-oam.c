@@ -225,7 +225,8 @@ test_tool_round (void)
   sent = fake_openai_get_request (e2e->fake, 0);
   g_assert_true (json_object_get_boolean_member (sent, "stream"));
   g_assert_cmpstr (json_object_get_string_member (sent, "model"), ==, "fake-model");
-  g_assert_cmpstr (json_object_get_string_member (sent, "tool_choice"), ==, "required");
+  /* "required" with a single enabled tool names it. */
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (json_object_get_object_member (sent, "tool_choice"), "function"), "name"), ==, "open_gate");
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (sent, "tools")), ==, 1);
   g_assert_cmpstr (fake_openai_get_authorization (e2e->fake, 0), ==, "Bearer " TEST_KEY);
   sent = fake_openai_get_request (e2e->fake, 1);
@@ -238,6 +239,298 @@ test_tool_round (void)
   g_assert_cmpstr (json_object_get_string_member (tool_message, "role"), ==, "tool");
   g_assert_cmpstr (json_object_get_string_member (tool_message, "tool_call_id"), ==, "call_NYH7");
   g_assert_cmpstr (json_object_get_string_member (tool_message, "content"), ==, "{\"opened\":false,\"reason\":\"the portcullis chain is jammed\"}");
+  g_assert_cmpstr (json_object_get_string_member (sent, "tool_choice"), ==, "auto");
+  e2e_finish (e2e);
+}
+
+/* Dumps a request the server got, for failure messages. */
+static char *
+request_text (FakeOpenai *fake,
+              guint       index)
+{
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+
+  json_node_set_object (node, fake_openai_get_request (fake, index));
+  return json_to_string (node, FALSE);
+}
+
+/* ---- a schema turn ------------------------------------------------------ */
+
+#define DECIDE_SCHEMA "{\"type\":\"object\",\"properties\":{\"reasoning\":{\"type\":\"string\"},\"choice\":{\"type\":\"string\",\"enum\":[\"accept\",\"refuse\"]},\"bribe\":{\"type\":\"integer\"}},\"required\":[\"reasoning\",\"choice\"]}"
+
+static void
+test_schema_turn (void)
+{
+  E2e *e2e = e2e_start (BASE_CONFIG);
+  JsonObject *sent, *format, *json_schema, *schema;
+  g_autofree char *dump = NULL;
+
+  /* Strict mode made "bribe" required and nullable: null maps back to
+   * "absent". */
+  fake_openai_push_text (e2e->fake, "{\"reasoning\":\"The captain forbade it.\",\"choice\":\"refuse\",\"bribe\":null}");
+  create_session (e2e, "\"instructions\":\"You are a castle guard.\",");
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"guard\",\"prompt\":\"Will you let me pass?\",\"schema\":" DECIDE_SCHEMA "}}");
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"guard\",\"text\":\"{\\\"reasoning\\\":\\\"The captain forbade it.\\\",\\\"choice\\\":\\\"refuse\\\"}\",\"structured\":{\"reasoning\":\"The captain forbade it.\",\"choice\":\"refuse\"},\"toolCalls\":[],\"usage\":{\"inputTokens\":20,\"cachedInputTokens\":10,\"outputTokens\":18,\"totalTokens\":38},\"steps\":[" STEP (0, 0, "allowed", "") "]}}");
+
+  g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 1);
+  sent = fake_openai_get_request (e2e->fake, 0);
+  dump = request_text (e2e->fake, 0);
+  g_test_message ("request: %s", dump);
+  format = json_object_get_object_member (sent, "response_format");
+  g_assert_nonnull (format);
+  g_assert_cmpstr (json_object_get_string_member (format, "type"), ==, "json_schema");
+  json_schema = json_object_get_object_member (format, "json_schema");
+  g_assert_true (json_object_get_boolean_member (json_schema, "strict"));
+  schema = json_object_get_object_member (json_schema, "schema");
+  g_assert_false (json_object_get_boolean_member (schema, "additionalProperties"));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (schema, "required")), ==, 3);
+  e2e_finish (e2e);
+}
+
+/* ---- an NPC talk ----------------------------------------------------------- */
+
+static void
+test_npc_talk (void)
+{
+  E2e *e2e = e2e_start (BASE_CONFIG);
+  JsonObject *sent;
+  g_autofree char *dump = NULL;
+  FakeReply *reply;
+
+  /* The default toolChoice "explicit" forces the built-in respond_directly
+   * tool first (there are no client tools), then the reply follows the
+   * NPC's reply schema. */
+  reply = fake_openai_push (e2e->fake);
+  fake_reply_add_tool_call (reply, "call_rd1", "respond_directly", "{}");
+  fake_openai_push_text (e2e->fake, "{\"emotion\":\"proud\",\"line\":\"Aye, finest iron in the valley.\",\"player_options\":[\"How much?\",\"Show me.\",\"Farewell.\"],\"ends_conversation\":false}");
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"npc/create\",\"params\":{\"npc\":\"gorm\",\"persona\":{\"name\":\"Gorm\",\"role\":\"the village blacksmith\",\"personality\":\"Gruff but fair.\"},\"model\":{\"type\":\"openai\",\"model\":\"fake-model\"}}}");
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"npc\":\"gorm\",\"tools\":[],\"warnings\":[]}}");
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"npc/talk\",\"params\":{\"npc\":\"gorm\",\"line\":\"Is that sword any good?\"}}");
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"npc\":\"gorm\",\"line\":\"Aye, finest iron in the valley.\",\"emotion\":\"proud\",\"playerOptions\":[\"How much?\",\"Show me.\",\"Farewell.\"],\"endsConversation\":false,\"toolCalls\":[],\"relationship\":0,\"isFallback\":false,\"usage\":{\"inputTokens\":40,\"cachedInputTokens\":20,\"outputTokens\":43,\"totalTokens\":83}}}");
+
+  g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 2);
+  sent = fake_openai_get_request (e2e->fake, 1);
+  dump = request_text (e2e->fake, 1);
+  g_test_message ("second request: %s", dump);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (sent, "response_format"), "type"), ==, "json_schema");
+  e2e_finish (e2e);
+}
+
+/* ---- a decision ------------------------------------------------------------ */
+
+static void
+test_decision (void)
+{
+  E2e *e2e = e2e_start (BASE_CONFIG);
+  JsonObject *sent;
+  g_autofree char *dump = NULL;
+
+  fake_openai_push_text (e2e->fake, "{\"reasoning\":\"Snik is timid, so he avoids a fight.\",\"optionID\":\"flee\",\"confidence\":75}");
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"decision/decide\",\"params\":{\"situation\":\"A knight charges at you.\",\"options\":[{\"id\":\"flee\",\"description\":\"Run into the woods\"},{\"id\":\"fight\",\"description\":\"Stand and fight\"}],\"actor\":{\"name\":\"Snik\",\"role\":\"a goblin scout\"},\"context\":{\"hp\":3,\"playerHp\":40}," OPENAI_MODEL "}}");
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"optionID\":\"flee\",\"reasoning\":\"Snik is timid, so he avoids a fight.\",\"confidence\":75,\"toolCalls\":[],\"usage\":{\"inputTokens\":20,\"cachedInputTokens\":10,\"outputTokens\":22,\"totalTokens\":42},\"isFallback\":false}}");
+
+  g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 1);
+  sent = fake_openai_get_request (e2e->fake, 0);
+  dump = request_text (e2e->fake, 0);
+  g_test_message ("request: %s", dump);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (sent, "response_format"), "type"), ==, "json_schema");
+  e2e_finish (e2e);
+}
+
+/* ---- cancellation mid-stream ----------------------------------------------- */
+
+static void
+test_cancel_mid_stream (void)
+{
+  E2e *e2e = e2e_start (BASE_CONFIG);
+  FakeReply *reply;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+
+  /* 40 deltas, 100 ms apart: the stream is still running when the cancel
+   * arrives. */
+  reply = fake_openai_push_text (e2e->fake, "Long ago, before the walls were raised, the valley belonged to the wolves and the river.");
+  reply->text_pieces = 40;
+  reply->chunk_delay_ms = 100;
+  create_session (e2e, "");
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"guard\",\"prompt\":\"Tell me a story.\",\"stream\":true}}");
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":2,\"event\":{\"type\":\"modelStep\",\"step\":" STEP (0, 0, "allowed", "") "}}}");
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":2,\"event\":{\"type\":\"text\",\"delta\":\"Lon\",\"text\":\"Lon\",\"isReset\":false}}}");
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/cancel\",\"params\":{\"session\":\"guard\"}}");
+  /* Deltas already on their way may come first. */
+  do
+    {
+      g_clear_pointer (&first, g_free);
+      first = recv_line (e2e);
+    }
+  while (g_str_has_prefix (first, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":2,\"event\":{\"type\":\"text\","));
+  second = recv_line (e2e);
+  g_assert_cmpstr (first, ==, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"session\":\"guard\",\"cancelled\":1}}");
+  g_assert_cmpstr (second, ==, "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32009,\"message\":\"The request was cancelled\",\"data\":{\"code\":\"cancelled\"}}}");
+  /* The HTTP request was aborted, not left to run. */
+  g_assert_true (wait_for (one_aborted, e2e->fake, gg_test_timeout_ms (5000)));
+  g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 1);
+
+  /* The session still works, and the cancelled turn left no trace. */
+  fake_openai_push_text (e2e->fake, "Ask again.");
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session/respond\",\"params\":{\"session\":\"guard\",\"prompt\":\"Well?\"}}");
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"session\":\"guard\",\"text\":\"Ask again.\",\"toolCalls\":[],\"usage\":{\"inputTokens\":15,\"cachedInputTokens\":7,\"outputTokens\":3,\"totalTokens\":18},\"steps\":[" STEP (0, 0, "allowed", "") "]}}");
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (fake_openai_get_request (e2e->fake, 1), "messages")), ==, 1);
+  e2e_finish (e2e);
+}
+
+/* ---- errors ---------------------------------------------------------------- */
+
+#define NO_RETRIES BASE_CONFIG "retries=0\n"
+
+static void
+test_rate_limited (void)
+{
+  E2e *e2e = e2e_start (NO_RETRIES);
+  FakeReply *reply;
+  g_autofree char *line = NULL;
+
+  reply = fake_openai_push_error (e2e->fake, 429, "{\"error\":{\"message\":\"Rate limit reached for requests\",\"type\":\"requests\",\"param\":null,\"code\":\"rate_limit_exceeded\"}}");
+  reply->retry_after = g_strdup ("7");
+  create_session (e2e, "");
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"guard\",\"prompt\":\"Hello\"}}");
+  line = recv_line (e2e);
+  /* retryAfter is an absolute time: compare up to it. */
+  g_assert_true (g_str_has_prefix (line, "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32005,\"message\":\"The server is rate limiting requests: Rate limit reached for requests\",\"data\":{\"code\":\"rate_limited\",\"retryAfterSeconds\":7,\"retryAfter\":\""));
+  g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 1);
+  e2e_finish (e2e);
+}
+
+#define DIES_TEXT "The bridge collapsed in the winter of the great flood."
+
+static FakeReply *
+push_dying (FakeOpenai *fake)
+{
+  FakeReply *reply = fake_openai_push_text (fake, DIES_TEXT);
+
+  /* The role chunk and three deltas, then the connection is cut. */
+  reply->text_pieces = 10;
+  reply->drop_after = 4;
+  return reply;
+}
+
+#define DIES_EVENT(delta, text, reset) "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":2,\"event\":{\"type\":\"text\",\"delta\":\"" delta "\",\"text\":\"" text "\",\"isReset\":" reset "}}}"
+
+/* With one attempt per step the turn fails with generation_failed; the
+ * backend does not retry itself once text was forwarded. */
+static void
+test_server_dies_mid_stream (void)
+{
+  E2e *e2e = e2e_start (BASE_CONFIG);
+
+  push_dying (e2e->fake);
+  create_session (e2e, "\"options\":{\"maxAttempts\":1},");
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"guard\",\"prompt\":\"What happened?\",\"stream\":true}}");
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":2,\"event\":{\"type\":\"modelStep\",\"step\":" STEP (0, 0, "allowed", "") "}}}");
+  expect_line (e2e, DIES_EVENT ("The br", "The br", "false"));
+  expect_line (e2e, DIES_EVENT ("idge c", "The bridge c", "false"));
+  expect_line (e2e, DIES_EVENT ("ollaps", "The bridge collaps", "false"));
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32012,\"message\":\"The model server closed the stream before the answer was complete\",\"data\":{\"code\":\"generation_failed\"}}}");
+  g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 1);
+
+  /* The failed turn left no trace in the history. */
+  fake_openai_push_text (e2e->fake, "Ask again.");
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/respond\",\"params\":{\"session\":\"guard\",\"prompt\":\"Well?\"}}");
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"session\":\"guard\",\"text\":\"Ask again.\",\"toolCalls\":[],\"usage\":{\"inputTokens\":15,\"cachedInputTokens\":7,\"outputTokens\":3,\"totalTokens\":18},\"steps\":[" STEP (0, 0, "allowed", "") "]}}");
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (fake_openai_get_request (e2e->fake, 1), "messages")), ==, 1);
+  e2e_finish (e2e);
+}
+
+/* With the default two attempts, the turn tries the step again: the text
+ * streamed so far is reset and the second answer streams in full. */
+static void
+test_server_dies_then_recovers (void)
+{
+  E2e *e2e = e2e_start (BASE_CONFIG);
+  FakeReply *reply;
+
+  push_dying (e2e->fake);
+  reply = fake_openai_push_text (e2e->fake, "It fell in the flood.");
+  reply->text_pieces = 2;
+  create_session (e2e, "");
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"guard\",\"prompt\":\"What happened?\",\"stream\":true}}");
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":2,\"event\":{\"type\":\"modelStep\",\"step\":" STEP (0, 0, "allowed", "") "}}}");
+  expect_line (e2e, DIES_EVENT ("The br", "The br", "false"));
+  expect_line (e2e, DIES_EVENT ("idge c", "The bridge c", "false"));
+  expect_line (e2e, DIES_EVENT ("ollaps", "The bridge collaps", "false"));
+  expect_line (e2e, DIES_EVENT ("It fell in ", "It fell in ", "true"));
+  expect_line (e2e, DIES_EVENT ("the flood.", "It fell in the flood.", "false"));
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"guard\",\"text\":\"It fell in the flood.\",\"toolCalls\":[],\"usage\":{\"inputTokens\":15,\"cachedInputTokens\":7,\"outputTokens\":6,\"totalTokens\":21},\"steps\":[" STEP (0, 0, "allowed", "") "]}}");
+  g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 2);
+  e2e_finish (e2e);
+}
+
+static void
+test_connection_refused (void)
+{
+  E2e *e2e = e2e_start (BASE_CONFIG);
+  g_autoptr(GSocket) socket = NULL;
+  g_autoptr(GInetSocketAddress) any = NULL;
+  g_autoptr(GSocketAddress) bound = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *create = NULL;
+  g_autofree char *expected = NULL;
+  guint port;
+
+  /* A port nothing listens on: bound, never listened, then closed. */
+  socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+  g_assert_no_error (error);
+  any = G_INET_SOCKET_ADDRESS (g_inet_socket_address_new_from_string ("127.0.0.1", 0));
+  g_socket_bind (socket, G_SOCKET_ADDRESS (any), FALSE, &error);
+  g_assert_no_error (error);
+  bound = g_socket_get_local_address (socket, &error);
+  g_assert_no_error (error);
+  port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  g_socket_close (socket, NULL);
+
+  create = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"guard\",\"model\":{\"type\":\"openai\",\"baseUrl\":\"http://127.0.0.1:%u/v1\",\"model\":\"qwen2.5-7b-instruct\"}}}", port);
+  send_line (e2e, create);
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"guard\",\"warnings\":[]}}");
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"guard\",\"prompt\":\"Hello\"}}");
+  expected = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32001,\"message\":\"Model 'qwen2.5-7b-instruct' at http://127.0.0.1:%u/v1 is unavailable: cannot connect to the server\",\"data\":{\"code\":\"model_unavailable\",\"baseUrl\":\"http://127.0.0.1:%u/v1\",\"model\":\"qwen2.5-7b-instruct\"}}}", port, port);
+  expect_line (e2e, expected);
+  g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 0);
+  e2e_finish (e2e);
+}
+
+/* ---- model/availability with an openai default model ----------------------- */
+
+static void
+test_availability (void)
+{
+  E2e *e2e = e2e_start ("[gateway]\ndefault-model=openai\n" BASE_CONFIG);
+  g_autofree char *expected = NULL;
+
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"model/availability\"}");
+  expected = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"available\":true,\"variant\":\"fake-model\",\"baseUrl\":\"%s\"}}", e2e->base_url);
+  expect_line (e2e, expected);
+  g_assert_cmpuint (fake_openai_get_n_model_lists (e2e->fake), ==, 1);
+  /* (The fake server answers GET /models only with the right key.) */
+
+  /* The system model is the openai one: a session without a model uses it. */
+  fake_openai_push_text (e2e->fake, "At your service.");
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/create\",\"params\":{\"session\":\"s\"}}");
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"s\",\"warnings\":[]}}");
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/respond\",\"params\":{\"session\":\"s\",\"prompt\":\"Hi\"}}");
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"session\":\"s\",\"text\":\"At your service.\",\"toolCalls\":[],\"usage\":{\"inputTokens\":15,\"cachedInputTokens\":7,\"outputTokens\":5,\"totalTokens\":20},\"steps\":[" STEP (0, 0, "allowed", "") "]}}");
+  g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 1);
+  e2e_finish (e2e);
+}
+
+static void
+test_availability_model_not_served (void)
+{
+  E2e *e2e = e2e_start ("[gateway]\ndefault-model=openai\n[model-openai]\nbase-url=@URL@\nmodel=llama-3-70b\napi-key-env=" KEY_VAR "\n");
+  g_autofree char *expected = NULL;
+
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"model/availability\"}");
+  expected = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"available\":false,\"reason\":\"model_not_ready\",\"detail\":\"%s does not serve the model 'llama-3-70b'\",\"variant\":\"llama-3-70b\",\"baseUrl\":\"%s\"}}", e2e->base_url, e2e->base_url);
+  expect_line (e2e, expected);
   e2e_finish (e2e);
 }
 
@@ -246,5 +539,15 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/openai/oam/session/tool-round", test_tool_round);
+  g_test_add_func ("/openai/oam/session/schema", test_schema_turn);
+  g_test_add_func ("/openai/oam/npc/talk", test_npc_talk);
+  g_test_add_func ("/openai/oam/decision/decide", test_decision);
+  g_test_add_func ("/openai/oam/cancel/mid-stream", test_cancel_mid_stream);
+  g_test_add_func ("/openai/oam/error/rate-limited", test_rate_limited);
+  g_test_add_func ("/openai/oam/error/dies-mid-stream", test_server_dies_mid_stream);
+  g_test_add_func ("/openai/oam/error/dies-then-recovers", test_server_dies_then_recovers);
+  g_test_add_func ("/openai/oam/error/connection-refused", test_connection_refused);
+  g_test_add_func ("/openai/oam/availability/default-model", test_availability);
+  g_test_add_func ("/openai/oam/availability/not-served", test_availability_model_not_served);
   return g_test_run ();
 }
