@@ -53,7 +53,8 @@ e2e_start (const char *config)
   g_autoptr(GError) error = NULL;
   g_autoptr(GString) text = g_string_new (config);
   const char *env[] = { KEY_VAR "=" TEST_KEY, NULL };
-  const char *args[] = { "oam", "--config", NULL, NULL };
+  /* Verbose: debug messages must not show the key either. */
+  const char *args[] = { "oam", "--verbose", "--config", NULL, NULL };
 
   e2e->fake = fake_openai_new ();
   fake_openai_set_api_key (e2e->fake, TEST_KEY);
@@ -65,7 +66,7 @@ e2e_start (const char *config)
   g_string_replace (text, "@URL@", e2e->base_url, 0);
   g_file_set_contents (e2e->config_path, text->str, -1, &error);
   g_assert_no_error (error);
-  args[2] = e2e->config_path;
+  args[3] = e2e->config_path;
   e2e->process = gg_test_process_spawn (args, env, &error);
   g_assert_no_error (error);
   return e2e;
@@ -347,11 +348,12 @@ test_cancel_mid_stream (void)
   g_autofree char *first = NULL;
   g_autofree char *second = NULL;
 
-  /* 40 deltas, 100 ms apart: the stream is still running when the cancel
-   * arrives. */
+  /* 40 deltas, 100 ms apart, and the response never ends: the stream is
+   * still running when the cancel arrives. */
   reply = fake_openai_push_text (e2e->fake, "Long ago, before the walls were raised, the valley belonged to the wolves and the river.");
   reply->text_pieces = 40;
   reply->chunk_delay_ms = 100;
+  reply->hang = TRUE;   /* never completes, however slow gamegate runs */
   create_session (e2e, "");
   send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"guard\",\"prompt\":\"Tell me a story.\",\"stream\":true}}");
   expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":2,\"event\":{\"type\":\"modelStep\",\"step\":" STEP (0, 0, "allowed", "") "}}}");
@@ -397,7 +399,86 @@ test_rate_limited (void)
   line = recv_line (e2e);
   /* retryAfter is an absolute time: compare up to it. */
   g_assert_true (g_str_has_prefix (line, "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32005,\"message\":\"The server is rate limiting requests: Rate limit reached for requests\",\"data\":{\"code\":\"rate_limited\",\"retryAfterSeconds\":7,\"retryAfter\":\""));
+  {
+    g_autoptr(GDateTime) before = g_date_time_new_now_utc ();
+    g_autoptr(JsonNode) node = json_from_string (line, NULL);
+    JsonObject *data = json_object_get_object_member (json_object_get_object_member (json_node_get_object (node), "error"), "data");
+    g_autoptr(GDateTime) when = g_date_time_new_from_iso8601 (json_object_get_string_member (data, "retryAfter"), NULL);
+    GTimeSpan ahead;
+
+    g_assert_cmpuint (json_object_get_size (data), ==, 3);
+    g_assert_nonnull (when);
+    /* About seven seconds after the answer (which came just now). */
+    ahead = g_date_time_difference (when, before);
+    g_assert_cmpint (ahead, >, 0);
+    g_assert_cmpint (ahead, <=, 8 * G_TIME_SPAN_SECOND);
+  }
+  /* retries=0: the backend did not try again, nor did the turn. */
   g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 1);
+  e2e_finish (e2e);
+}
+
+/* A rate limit on the step after a tool round: the backend waits as told
+ * and tries the HTTP request again; the tool is not called again. */
+static void
+test_retry_after_tool_round (void)
+{
+  E2e *e2e = e2e_start (BASE_CONFIG "retries=1\n");
+  FakeReply *reply;
+  gint64 started;
+
+  reply = fake_openai_push (e2e->fake);
+  fake_reply_add_tool_call (reply, "call_1", "open_gate", "{\"gate\":\"east\"}");
+  reply = fake_openai_push_error (e2e->fake, 429, "{\"error\":{\"message\":\"Rate limit reached\",\"type\":\"requests\",\"param\":null,\"code\":\"rate_limit_exceeded\"}}");
+  reply->retry_after = g_strdup ("1");
+  fake_openai_push_text (e2e->fake, "The east gate is open.");
+  create_session (e2e, "\"tools\":[" GATE_TOOL "],");
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"guard\",\"prompt\":\"Open the east gate.\"}}");
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"method\":\"tool/call\",\"params\":{\"session\":\"guard\",\"requestId\":2,\"call\":{\"id\":\"call_1\",\"name\":\"open_gate\",\"arguments\":{\"gate\":\"east\"}}}}");
+  started = g_get_monotonic_time ();
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"result\":{\"output\":\"opened\"}}");
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"guard\",\"text\":\"The east gate is open.\",\"toolCalls\":[{\"call\":{\"id\":\"call_1\",\"name\":\"open_gate\",\"arguments\":{\"gate\":\"east\"}},\"output\":\"opened\",\"isError\":false,\"durationSeconds\":0}],\"usage\":{\"inputTokens\":40,\"cachedInputTokens\":19,\"outputTokens\":13,\"totalTokens\":53},\"steps\":[" STEP (0, 0, "allowed", "\"open_gate\"") "," STEP (1, 1, "allowed", "\"open_gate\"") "]}}");
+  /* Retry-After: 1 was honoured. */
+  g_assert_cmpint (g_get_monotonic_time () - started, >=, 950 * 1000);
+  g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 3);
+  e2e_finish (e2e);
+}
+
+/* A server failing for good: the backend's retries (2 by default) and the
+ * turn's attempts (2 by default) multiply, then the turn fails. */
+static void
+test_persistent_server_error (void)
+{
+  E2e *e2e = e2e_start (BASE_CONFIG "retry-delay-ms=1\n");
+
+  for (guint i = 0; i < 8; i++)
+    fake_openai_push_error (e2e->fake, 500, "{\"error\":{\"message\":\"The server had an error while processing your request.\",\"type\":\"server_error\",\"param\":null,\"code\":null}}");
+  create_session (e2e, "");
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"guard\",\"prompt\":\"Hello\"}}");
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32012,\"message\":\"The server failed with HTTP 500: The server had an error while processing your request.\",\"data\":{\"code\":\"generation_failed\"}}}");
+  /* 3 HTTP requests per attempt (retries=2), 2 attempts (maxAttempts). */
+  g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 6);
+  e2e_finish (e2e);
+}
+
+/* The server rejects the key (its 401 body quotes part of it): the error
+ * names the URL and model but nothing of the key. */
+static void
+test_rejected_key (void)
+{
+  E2e *e2e = e2e_start (BASE_CONFIG);
+  g_autofree char *expected = NULL;
+
+  fake_openai_set_api_key (e2e->fake, "sk-some-other-key-0000000000");
+  create_session (e2e, "");
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"guard\",\"prompt\":\"Hello\"}}");
+  expected = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32001,\"message\":\"Model 'fake-model' at %s is unavailable: the server rejected the API key\",\"data\":{\"code\":\"model_unavailable\",\"baseUrl\":\"%s\",\"model\":\"fake-model\"}}}", e2e->base_url, e2e->base_url);
+  expect_line (e2e, expected);
+  g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 1);
+  g_assert_cmpstr (fake_openai_get_authorization (e2e->fake, 0), ==, "Bearer " TEST_KEY);
+  /* The masked form the server quoted. */
+  g_assert_null (strstr (e2e->seen->str, "sk-e****"));
+  g_assert_null (strstr (gg_test_process_get_stderr (e2e->process), "sk-e****"));
   e2e_finish (e2e);
 }
 
@@ -544,6 +625,9 @@ main (int argc, char **argv)
   g_test_add_func ("/openai/oam/decision/decide", test_decision);
   g_test_add_func ("/openai/oam/cancel/mid-stream", test_cancel_mid_stream);
   g_test_add_func ("/openai/oam/error/rate-limited", test_rate_limited);
+  g_test_add_func ("/openai/oam/error/rate-limited-after-tool", test_retry_after_tool_round);
+  g_test_add_func ("/openai/oam/error/persistent", test_persistent_server_error);
+  g_test_add_func ("/openai/oam/error/rejected-key", test_rejected_key);
   g_test_add_func ("/openai/oam/error/dies-mid-stream", test_server_dies_mid_stream);
   g_test_add_func ("/openai/oam/error/dies-then-recovers", test_server_dies_then_recovers);
   g_test_add_func ("/openai/oam/error/connection-refused", test_connection_refused);
