@@ -135,6 +135,9 @@ e2e_finish (E2e *e2e)
   g_assert_true (gg_test_process_wait (e2e->process, gg_test_timeout_ms (READ_TIMEOUT_MS), &status));
   g_string_append (e2e->seen, rest);
   check_no_key (e2e);
+  /* Nothing in these exchanges is worth a warning. */
+  g_assert_null (strstr (gg_test_process_get_stderr (e2e->process), "-WARNING **"));
+  g_assert_null (strstr (gg_test_process_get_stderr (e2e->process), "-CRITICAL **"));
   g_assert_cmpstr (rest, ==, "");
   g_assert_cmpint (status, ==, 0);
 
@@ -314,6 +317,73 @@ test_npc_talk (void)
   dump = request_text (e2e->fake, 1);
   g_test_message ("second request: %s", dump);
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (sent, "response_format"), "type"), ==, "json_schema");
+
+  /* A streamed talk: the line arrives as npc/event deltas taken out of the
+   * JSON as it streams. */
+  reply = fake_openai_push (e2e->fake);
+  fake_reply_add_tool_call (reply, "call_rd2", "respond_directly", "{}");
+  reply = fake_openai_push_text (e2e->fake, "{\"emotion\":\"amused\",\"line\":\"Forty gold, and cheap at that.\",\"player_options\":[\"Deal.\",\"Too much.\",\"Bye.\"],\"ends_conversation\":false}");
+  reply->text_pieces = 8;
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"npc/talk\",\"params\":{\"npc\":\"gorm\",\"line\":\"How much?\",\"stream\":true}}");
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"method\":\"npc/event\",\"params\":{\"npc\":\"gorm\",\"requestId\":3,\"event\":{\"type\":\"emotion\",\"emotion\":\"amused\"}}}");
+  {
+    /* Structured replies: however the line is split into lineDelta events
+     * (today oam sends it whole once the reply is complete), the deltas
+     * add up to the line. */
+    g_autoptr(GString) shown = g_string_new (NULL);
+    g_autofree char *line = NULL;
+
+    for (;;)
+      {
+        g_autoptr(JsonNode) node = NULL;
+        JsonObject *event;
+
+        g_clear_pointer (&line, g_free);
+        line = recv_line (e2e);
+        if (!g_str_has_prefix (line, "{\"jsonrpc\":\"2.0\",\"method\":\"npc/event\",\"params\":{\"npc\":\"gorm\",\"requestId\":3,\"event\":{\"type\":\"lineDelta\","))
+          break;
+        node = json_from_string (line, NULL);
+        event = json_object_get_object_member (json_object_get_object_member (json_node_get_object (node), "params"), "event");
+        g_string_append (shown, json_object_get_string_member (event, "delta"));
+      }
+    g_assert_cmpstr (shown->str, ==, "Forty gold, and cheap at that.");
+    g_assert_cmpstr (line, ==, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"npc\":\"gorm\",\"line\":\"Forty gold, and cheap at that.\",\"emotion\":\"amused\",\"playerOptions\":[\"Deal.\",\"Too much.\",\"Bye.\"],\"endsConversation\":false,\"toolCalls\":[],\"relationship\":0,\"isFallback\":false,\"usage\":{\"inputTokens\":60,\"cachedInputTokens\":30,\"outputTokens\":41,\"totalTokens\":101}}}");
+  }
+  /* The first exchange is in the history the model sees now. */
+  g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 4);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (fake_openai_get_request (e2e->fake, 3), "messages")), ==, 4);
+  g_assert_true (json_object_get_boolean_member (fake_openai_get_request (e2e->fake, 3), "stream"));
+  e2e_finish (e2e);
+}
+
+/* replyFormat "text": the model writes "[emotion] line" and the line
+ * streams as it arrives. */
+static void
+test_npc_talk_text_stream (void)
+{
+  E2e *e2e = e2e_start (BASE_CONFIG);
+  FakeReply *reply;
+
+  reply = fake_openai_push (e2e->fake);
+  fake_reply_add_tool_call (reply, "call_rd1", "respond_directly", "{}");
+  reply = fake_openai_push_text (e2e->fake, "[amused] Forty gold, and cheap at that.");
+  reply->text_pieces = 4;
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"npc/create\",\"params\":{\"npc\":\"gorm\",\"persona\":{\"name\":\"Gorm\"},\"options\":{\"replyFormat\":\"text\"}," OPENAI_MODEL "}}");
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"npc\":\"gorm\",\"tools\":[],\"warnings\":[]}}");
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"npc/talk\",\"params\":{\"npc\":\"gorm\",\"line\":\"How much?\",\"stream\":true}}");
+#define NPC_EVENT(body) "{\"jsonrpc\":\"2.0\",\"method\":\"npc/event\",\"params\":{\"npc\":\"gorm\",\"requestId\":2,\"event\":" body "}}"
+  /* Pieces "[amused] F", "orty gold,", " and cheap", " at that.". */
+  expect_line (e2e, NPC_EVENT ("{\"type\":\"emotion\",\"emotion\":\"amused\"}"));
+  expect_line (e2e, NPC_EVENT ("{\"type\":\"lineDelta\",\"delta\":\"F\"}"));
+  expect_line (e2e, NPC_EVENT ("{\"type\":\"lineDelta\",\"delta\":\"orty gold,\"}"));
+  expect_line (e2e, NPC_EVENT ("{\"type\":\"lineDelta\",\"delta\":\" and cheap\"}"));
+  expect_line (e2e, NPC_EVENT ("{\"type\":\"lineDelta\",\"delta\":\" at that.\"}"));
+#undef NPC_EVENT
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"npc\":\"gorm\",\"line\":\"Forty gold, and cheap at that.\",\"emotion\":\"amused\",\"playerOptions\":[],\"endsConversation\":false,\"toolCalls\":[],\"relationship\":0,\"isFallback\":false,\"usage\":{\"inputTokens\":40,\"cachedInputTokens\":20,\"outputTokens\":17,\"totalTokens\":57}}}");
+  /* Plain text: no response_format; streamed from the server. */
+  g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 2);
+  g_assert_false (json_object_has_member (fake_openai_get_request (e2e->fake, 1), "response_format"));
+  g_assert_true (json_object_get_boolean_member (fake_openai_get_request (e2e->fake, 1), "stream"));
   e2e_finish (e2e);
 }
 
@@ -622,6 +692,7 @@ main (int argc, char **argv)
   g_test_add_func ("/openai/oam/session/tool-round", test_tool_round);
   g_test_add_func ("/openai/oam/session/schema", test_schema_turn);
   g_test_add_func ("/openai/oam/npc/talk", test_npc_talk);
+  g_test_add_func ("/openai/oam/npc/talk-text-stream", test_npc_talk_text_stream);
   g_test_add_func ("/openai/oam/decision/decide", test_decision);
   g_test_add_func ("/openai/oam/cancel/mid-stream", test_cancel_mid_stream);
   g_test_add_func ("/openai/oam/error/rate-limited", test_rate_limited);
