@@ -23,7 +23,7 @@ gg_oam_session_finalize (GObject *object)
   GgOamSession *self = GG_OAM_SESSION (object);
 
   g_clear_pointer (&self->queue, gg_oam_queue_free);
-  g_clear_object (&self->running_turn);
+  g_clear_pointer (&self->progress, json_array_unref);
   g_free (self->id);
   g_free (self->model_name);
   g_clear_object (&self->model);
@@ -372,14 +372,66 @@ fail:
 
 /* ---- session/respond --------------------------------------------------- */
 
+/* Tool calls and outputs of the running turn, for in-progress transcripts. */
+static void
+track_progress (GgOamSession *session,
+                JsonObject   *event)
+{
+  const char *type = gg_oam_object_string (event, "type", "");
+  guint n;
+
+  if (session->progress == NULL)
+    return;
+  n = json_array_get_length (session->progress);
+  if (g_str_equal (type, "toolCallStarted"))
+    {
+      JsonObject *last = n > 0 ? json_array_get_object_element (session->progress, n - 1) : NULL;
+
+      if (last == NULL || !json_object_has_member (last, "toolCalls"))
+        {
+          last = json_object_new ();
+          json_object_set_string_member (last, "role", "assistant");
+          json_object_set_array_member (last, "toolCalls", json_array_new ());
+          json_array_add_object_element (session->progress, last);
+        }
+      json_array_add_object_element (json_object_get_array_member (last, "toolCalls"),
+                                     json_object_ref (json_object_get_object_member (event, "call")));
+    }
+  else if (g_str_equal (type, "toolCallCompleted"))
+    {
+      JsonObject *record = json_object_get_object_member (event, "record");
+      JsonObject *call = json_object_get_object_member (record, "call");
+      JsonNode *output = json_object_get_member (record, "output");
+      g_autofree char *text = output != NULL && json_node_get_value_type (output) == G_TYPE_STRING ?
+                              g_strdup (json_node_get_string (output)) :
+                              output != NULL ? gg_json_to_string (output) : g_strdup ("");
+      JsonObject *entry = json_object_new ();
+
+      json_object_set_string_member (entry, "role", "tool");
+      json_object_set_string_member (entry, "callId", gg_oam_object_string (call, "id", ""));
+      json_object_set_string_member (entry, "name", gg_oam_object_string (call, "name", ""));
+      if (gg_oam_object_bool (record, "isError", FALSE))
+        {
+          g_autofree char *error = g_strdup_printf ("Error: %s", text);
+          json_object_set_string_member (entry, "output", error);
+        }
+      else
+        json_object_set_string_member (entry, "output", text);
+      json_array_add_object_element (session->progress, entry);
+    }
+}
+
 static void
 on_turn_event (JsonObject *event,
                gpointer    user_data)
 {
   SessionOp *data = user_data;
-  g_autoptr(JsonObject) params = gg_oam_turn_event_params ("session", data->session->id,
-                                                           data->request_id, event);
+  g_autoptr(JsonObject) params = NULL;
 
+  track_progress (data->session, event);
+  if (!data->stream)
+    return;
+  params = gg_oam_turn_event_params ("session", data->session->id, data->request_id, event);
   gg_oam_connection_notify (data->conn, "session/event", params);
 }
 
@@ -403,7 +455,7 @@ respond_cb (GObject      *source,
   const char *name;
   JsonNode *value;
 
-  g_clear_object (&session->running_turn);
+  g_clear_pointer (&session->progress, json_array_unref);
   /* Cancelled before it took effect: no trace, whatever the turn did. */
   if (!gg_oam_op_commit (op))
     {
@@ -472,11 +524,19 @@ respond_run (GgOamOp *op)
   gg_agent_policy_clear (&policy);
   gg_oam_turn_apply_options (data->turn, &session->options);
   gg_agent_turn_set_streaming (data->turn, data->stream);
-  if (data->stream)
-    gg_agent_turn_set_event_func (data->turn, on_turn_event, data, NULL);
+  gg_agent_turn_set_event_func (data->turn, on_turn_event, data, NULL);
   json_object_set_string_member (context, "session", session->id);
   gg_oam_turn_use_client_tools (data->turn, data->conn->peer, context, data->request_id);
-  g_set_object (&session->running_turn, data->turn);
+  /* Reading the transcript during the turn shows its progress. */
+  g_clear_pointer (&session->progress, json_array_unref);
+  session->progress = json_array_new ();
+  {
+    JsonObject *entry = json_object_new ();
+
+    json_object_set_string_member (entry, "role", "user");
+    json_object_set_string_member (entry, "text", prompt);
+    json_array_add_object_element (session->progress, entry);
+  }
   gg_agent_turn_run_async (data->turn, op->cancellable, respond_cb, op);
   return;
 
@@ -604,8 +664,8 @@ session_list (GgOamConnection  *conn,
       JsonArray *entries = session->history;
       guint count = json_array_get_length (entries);
 
-      if (session->running_turn != NULL && gg_agent_turn_get_new_entries (session->running_turn) != NULL)
-        count += json_array_get_length (gg_agent_turn_get_new_entries (session->running_turn));
+      if (session->progress != NULL)
+        count += json_array_get_length (session->progress);
       json_object_set_string_member (item, "session", session->id);
       json_object_set_string_member (item, "model", session->model_name);
       if (session->instructions != NULL)
@@ -640,8 +700,7 @@ session_transcript (GgOamConnection  *conn,
   /* During a turn: the in-progress state. */
   entries = json_array_new ();
   gg_oam_append_entries (entries, session->history);
-  if (session->running_turn != NULL)
-    gg_oam_append_entries (entries, gg_agent_turn_get_new_entries (session->running_turn));
+  gg_oam_append_entries (entries, session->progress);
   node = gg_oam_session_result (session);
   json_object_set_member (json_node_get_object (node), "transcript",
                           gg_oam_transcript_build (session->instructions, session->tools, entries));

@@ -26,7 +26,7 @@ struct _GgOamSession {
   GgOamTurnOptions options;
   char *created_at;
   GgOamQueue *queue;
-  GgAgentTurn *running_turn; /* for in-progress transcripts */
+  JsonArray *progress;       /* the running turn's entries so far, or NULL */
 };
 
 char *gg_oam_now_iso8601            (void);

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <string.h>
 
 #include "oam-test.h"
@@ -314,6 +315,24 @@ test_oam_script_env (void)
   g_unlink (path);
 }
 
+/* SIGTERM: running turns are answered -32009, then the process exits 0. */
+static void
+test_sigterm (void)
+{
+  g_autoptr(OamClient) client = oam_client_new (NULL, NULL);
+  int status = -1;
+
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"a\"," OAM_SCRIPT ("[{\"text\":\"x\",\"delayMs\":60000}]") "}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"a\",\"warnings\":[]}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"hi\"}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/list\"}");
+  oam_expect_prefix (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"sessions\":[{\"session\":\"a\",\"model\":\"scripted\",\"tools\":[],\"busy\":true,");
+  gg_test_process_send_signal (client->process, SIGTERM);
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32009,\"message\":\"The request was cancelled\",\"data\":{\"code\":\"cancelled\"}}}");
+  g_assert_true (gg_test_process_wait (client->process, gg_test_timeout_ms (10000), &status));
+  g_assert_cmpint (status, ==, 0);
+}
+
 typedef struct {
   const char *name;
   int code;
@@ -332,25 +351,19 @@ static void
 test_model_error_row (gconstpointer data)
 {
   const ModelErrorRow *row = data;
+  g_autoptr(OamClient) client = oam_client_new (NULL, NULL);
   g_autofree char *create = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"a\",\"options\":{\"maxAttempts\":1},\"model\":{\"type\":\"scripted\",\"steps\":[{\"error\":\"%s\"}]}}}", row->name);
-  g_autofree char *error = g_strdup_printf ("< {\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":%d,\"message\":\"The script failed with %s\",\"data\":{\"code\":\"%s\"}}}",
+  g_autofree char *error = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":%d,\"message\":\"The script failed with %s\",\"data\":{\"code\":\"%s\"}}}",
                                             row->code, row->name, row->name);
-  g_autofree char *create_line = g_strdup_printf ("> %s", create);
-  const char *lines[] = {
-    create_line,
-    "> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"x\"}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/transcript\",\"params\":{\"session\":\"a\"}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"a\",\"warnings\":[]}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"session\":\"a\",\"transcript\":{\"type\":\"FoundationModels.Transcript\",\"version\":\"1.1\",\"transcript\":{\"entries\":[]}}}}",
-    error,
-    "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session/list\"}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"sessions\":[{\"session\":\"a\",\"model\":\"scripted\",\"tools\":[],\"busy\":false,\"pendingOperations\":0,\"entries\":0,\"createdAt\":\"T\"}]}}",
-    NULL
-  };
 
-  /* The second transcript would race the turn in a pipelined script. */
-  lines[6] = NULL;
-  oam_run_exchange (NULL, NULL, lines);
+  oam_send (client, create);
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"a\",\"warnings\":[]}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"x\"}}");
+  oam_expect (client, error);
+  /* A failed turn leaves no trace. */
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/transcript\",\"params\":{\"session\":\"a\"}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"session\":\"a\",\"transcript\":{\"type\":\"FoundationModels.Transcript\",\"version\":\"1.1\",\"transcript\":{\"entries\":[]}}}}");
+  g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
 }
 
 int
@@ -374,6 +387,7 @@ main (int argc, char **argv)
   g_test_add_func ("/oam/tools/validate", test_tools_validate);
   g_test_add_func ("/oam/shutdown", test_shutdown);
   g_test_add_func ("/oam/oam-script", test_oam_script_env);
+  g_test_add_func ("/oam/signal/sigterm", test_sigterm);
   for (gsize i = 0; i < G_N_ELEMENTS (model_error_rows); i++)
     {
       g_autofree char *path = g_strdup_printf ("/oam/errors/%s", model_error_rows[i].name);

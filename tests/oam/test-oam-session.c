@@ -55,10 +55,11 @@ test_pipelined_script (void)
     "> {\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"session/setTools\",\"params\":{\"session\":\"s1\",\"tools\":[{\"name\":\"look\"}]}}",
     "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session/respond\",\"params\":{\"session\":\"s1\",\"prompt\":\"More\"}}",
     "> {\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"session/compact\",\"params\":{\"session\":\"s1\",\"keepRecentTurns\":1}}",
-    /* Immediate: answered before the queued operations ran. */
+    /* Immediate: the running turn's state so far, before the queued
+     * operations ran. */
     "> {\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"session/transcript\",\"params\":{\"session\":\"s1\"}}",
     "< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"s1\",\"warnings\":[]}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":10,\"result\":{\"session\":\"s1\",\"transcript\":{\"type\":\"FoundationModels.Transcript\",\"version\":\"1.1\",\"transcript\":{\"entries\":[{\"id\":\"instructions\",\"role\":\"instructions\",\"segments\":[{\"type\":\"text\",\"id\":\"instructions-0\",\"text\":\"Be brief.\"}],\"toolDefinitions\":[]}]}}}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":10,\"result\":{\"session\":\"s1\",\"transcript\":{\"type\":\"FoundationModels.Transcript\",\"version\":\"1.1\",\"transcript\":{\"entries\":[{\"id\":\"instructions\",\"role\":\"instructions\",\"segments\":[{\"type\":\"text\",\"id\":\"instructions-0\",\"text\":\"Be brief.\"}],\"toolDefinitions\":[]},{\"id\":\"e0\",\"role\":\"user\",\"segments\":[{\"type\":\"text\",\"id\":\"e0-0\",\"text\":\"Hi\"}]}]}}}}",
     "< {\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"s1\",\"requestId\":2,\"event\":{\"type\":\"modelStep\",\"step\":" STEP (0, 0, "allowed", "") "}}}",
     "< {\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"s1\",\"requestId\":2,\"event\":{\"type\":\"text\",\"delta\":\"Hello \",\"text\":\"Hello \",\"isReset\":false}}}",
     "< {\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"s1\",\"requestId\":2,\"event\":{\"type\":\"text\",\"delta\":\"there \",\"text\":\"Hello there \",\"isReset\":false}}}",
@@ -85,7 +86,7 @@ test_cancel (void)
   oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"one\"}}");
   oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/setContextNote\",\"params\":{\"session\":\"a\",\"note\":\"x\"}}");
   oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session/list\"}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"sessions\":[{\"session\":\"a\",\"model\":\"scripted\",\"tools\":[],\"busy\":true,\"pendingOperations\":1,\"entries\":0,\"createdAt\":\"T\"}]}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"sessions\":[{\"session\":\"a\",\"model\":\"scripted\",\"tools\":[],\"busy\":true,\"pendingOperations\":1,\"entries\":1,\"createdAt\":\"T\"}]}}");
   oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"session/cancel\",\"params\":{\"session\":\"a\"}}");
   /* Queued work is answered at once, the running turn when it stops. */
   oam_expect (client, CANCELLED ("3"));
