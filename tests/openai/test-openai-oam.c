@@ -688,6 +688,8 @@ test_availability_model_not_served (void)
 int
 main (int argc, char **argv)
 {
+  int status;
+
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/openai/oam/session/tool-round", test_tool_round);
   g_test_add_func ("/openai/oam/session/schema", test_schema_turn);
@@ -704,5 +706,7 @@ main (int argc, char **argv)
   g_test_add_func ("/openai/oam/error/connection-refused", test_connection_refused);
   g_test_add_func ("/openai/oam/availability/default-model", test_availability);
   g_test_add_func ("/openai/oam/availability/not-served", test_availability_model_not_served);
-  return g_test_run ();
+  status = g_test_run ();
+  g_clear_pointer (&duration_re, g_regex_unref);
+  return status;
 }
