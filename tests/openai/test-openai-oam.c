@@ -451,6 +451,71 @@ test_cancel_mid_stream (void)
   e2e_finish (e2e);
 }
 
+/* The engine quits while a model answer streams: the turn is cancelled
+ * and answered first, then shutdown, and the HTTP request is aborted. */
+static void
+test_shutdown_mid_stream (void)
+{
+  E2e *e2e = e2e_start (BASE_CONFIG);
+  FakeReply *reply;
+  g_autofree char *line = NULL;
+
+  reply = fake_openai_push_text (e2e->fake, "Long ago, before the walls were raised, the valley belonged to the wolves and the river.");
+  reply->text_pieces = 40;
+  reply->chunk_delay_ms = 100;
+  reply->hang = TRUE;
+  create_session (e2e, "");
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"guard\",\"prompt\":\"Tell me a story.\",\"stream\":true}}");
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":2,\"event\":{\"type\":\"modelStep\",\"step\":" STEP (0, 0, "allowed", "") "}}}");
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":2,\"event\":{\"type\":\"text\",\"delta\":\"Lon\",\"text\":\"Lon\",\"isReset\":false}}}");
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"shutdown\"}");
+  do
+    {
+      g_clear_pointer (&line, g_free);
+      line = recv_line (e2e);
+    }
+  while (g_str_has_prefix (line, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":2,\"event\":{\"type\":\"text\","));
+  g_assert_cmpstr (line, ==, "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32009,\"message\":\"The request was cancelled\",\"data\":{\"code\":\"cancelled\"}}}");
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}");
+  g_assert_true (wait_for (one_aborted, e2e->fake, gg_test_timeout_ms (5000)));
+  /* e2e_finish checks that it exits 0 with nothing more written. */
+  e2e_finish (e2e);
+}
+
+/* npc/cancel while the NPC's reply streams in. */
+static void
+test_npc_cancel_mid_stream (void)
+{
+  E2e *e2e = e2e_start (BASE_CONFIG);
+  FakeReply *reply;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+
+  reply = fake_openai_push (e2e->fake);
+  fake_reply_add_tool_call (reply, "call_rd1", "respond_directly", "{}");
+  reply = fake_openai_push_text (e2e->fake, "[worried] The wolves came down from the hills last winter, and nobody has seen the shepherd since.");
+  reply->text_pieces = 40;
+  reply->chunk_delay_ms = 100;
+  reply->hang = TRUE;
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"npc/create\",\"params\":{\"npc\":\"gorm\",\"persona\":{\"name\":\"Gorm\"},\"options\":{\"replyFormat\":\"text\"}," OPENAI_MODEL "}}");
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"npc\":\"gorm\",\"tools\":[],\"warnings\":[]}}");
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"npc/talk\",\"params\":{\"npc\":\"gorm\",\"line\":\"Any news?\",\"stream\":true}}");
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"method\":\"npc/event\",\"params\":{\"npc\":\"gorm\",\"requestId\":2,\"event\":{\"type\":\"emotion\",\"emotion\":\"worried\"}}}");
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"npc/cancel\",\"params\":{\"npc\":\"gorm\"}}");
+  do
+    {
+      g_clear_pointer (&first, g_free);
+      first = recv_line (e2e);
+    }
+  while (g_str_has_prefix (first, "{\"jsonrpc\":\"2.0\",\"method\":\"npc/event\",\"params\":{\"npc\":\"gorm\",\"requestId\":2,\"event\":{\"type\":\"lineDelta\","));
+  second = recv_line (e2e);
+  g_assert_cmpstr (first, ==, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"npc\":\"gorm\",\"cancelled\":1}}");
+  g_assert_cmpstr (second, ==, "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32009,\"message\":\"The request was cancelled\",\"data\":{\"code\":\"cancelled\"}}}");
+  g_assert_true (wait_for (one_aborted, e2e->fake, gg_test_timeout_ms (5000)));
+  g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 2);
+  e2e_finish (e2e);
+}
+
 /* ---- errors ---------------------------------------------------------------- */
 
 #define NO_RETRIES BASE_CONFIG "retries=0\n"
@@ -697,6 +762,8 @@ main (int argc, char **argv)
   g_test_add_func ("/openai/oam/npc/talk-text-stream", test_npc_talk_text_stream);
   g_test_add_func ("/openai/oam/decision/decide", test_decision);
   g_test_add_func ("/openai/oam/cancel/mid-stream", test_cancel_mid_stream);
+  g_test_add_func ("/openai/oam/cancel/shutdown-mid-stream", test_shutdown_mid_stream);
+  g_test_add_func ("/openai/oam/cancel/npc-mid-stream", test_npc_cancel_mid_stream);
   g_test_add_func ("/openai/oam/error/rate-limited", test_rate_limited);
   g_test_add_func ("/openai/oam/error/rate-limited-after-tool", test_retry_after_tool_round);
   g_test_add_func ("/openai/oam/error/persistent", test_persistent_server_error);
