@@ -408,6 +408,31 @@ test_decision (void)
   e2e_finish (e2e);
 }
 
+/* decision/decideMany asks for three at once; the backend holds the
+ * server to max-concurrent-requests (@data: 1 or 4). */
+static void
+test_decide_many_concurrency (gconstpointer data)
+{
+  guint limit = GPOINTER_TO_UINT (data);
+  g_autofree char *config = g_strdup_printf (BASE_CONFIG "max-concurrent-requests=%u\n", limit);
+  E2e *e2e = e2e_start (config);
+
+  for (guint i = 0; i < 3; i++)
+    {
+      FakeReply *reply = fake_openai_push_text (e2e->fake, "{\"reasoning\":\"Outnumbered.\",\"optionID\":\"flee\",\"confidence\":60}");
+      reply->delay_ms = 50;
+    }
+#define DECIDE_REQ "{\"situation\":\"Knights approach.\",\"options\":[\"flee\",\"fight\"]}"
+  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"decision/decideMany\",\"params\":{\"requests\":[" DECIDE_REQ "," DECIDE_REQ "," DECIDE_REQ "],\"maxConcurrency\":3," OPENAI_MODEL "}}");
+#undef DECIDE_REQ
+#define DECIDED "{\"optionID\":\"flee\",\"reasoning\":\"Outnumbered.\",\"confidence\":60,\"toolCalls\":[],\"usage\":{\"inputTokens\":20,\"cachedInputTokens\":10,\"outputTokens\":16,\"totalTokens\":36},\"isFallback\":false}"
+  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"results\":[" DECIDED "," DECIDED "," DECIDED "]}}");
+#undef DECIDED
+  g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 3);
+  g_assert_cmpuint (fake_openai_get_max_pending (e2e->fake), ==, MIN (limit, 3));
+  e2e_finish (e2e);
+}
+
 /* ---- cancellation mid-stream ----------------------------------------------- */
 
 static void
@@ -761,6 +786,8 @@ main (int argc, char **argv)
   g_test_add_func ("/openai/oam/npc/talk", test_npc_talk);
   g_test_add_func ("/openai/oam/npc/talk-text-stream", test_npc_talk_text_stream);
   g_test_add_func ("/openai/oam/decision/decide", test_decision);
+  g_test_add_data_func ("/openai/oam/decision/decide-many/limit-1", GUINT_TO_POINTER (1), test_decide_many_concurrency);
+  g_test_add_data_func ("/openai/oam/decision/decide-many/limit-4", GUINT_TO_POINTER (4), test_decide_many_concurrency);
   g_test_add_func ("/openai/oam/cancel/mid-stream", test_cancel_mid_stream);
   g_test_add_func ("/openai/oam/cancel/shutdown-mid-stream", test_shutdown_mid_stream);
   g_test_add_func ("/openai/oam/cancel/npc-mid-stream", test_npc_cancel_mid_stream);
