@@ -28,6 +28,9 @@ struct _GbMcpHttp
   SoupServer  *soup;
   guint        port;
   GHashTable  *sessions;    /* Mcp-Session-Id -> GbMcpSession (referenced) */
+  GHashTable  *live;        /* Exchange whose HTTP message is not finished */
+  guint        disconnect_id;
+  gboolean     closing;
 };
 
 typedef struct _Exchange Exchange;
@@ -42,6 +45,7 @@ typedef struct {
 /* One POST waiting for its answer, or one GET stream. */
 struct _Exchange {
   grefcount          ref_count;
+  GbMcpHttp         *http;       /* NULL once the message finished */
   SoupServerMessage *msg;
   gboolean           sse_ok;
   gboolean           streaming;  /* SSE headers set */
@@ -50,14 +54,23 @@ struct _Exchange {
   gboolean           in_handler;
 };
 
+static void on_exchange_finished (SoupServerMessage *msg,
+                                  gpointer           user_data);
+static Exchange *exchange_ref (Exchange *exchange);
+
 static Exchange *
-exchange_new (SoupServerMessage *msg)
+exchange_new (GbMcpHttp         *http,
+              SoupServerMessage *msg)
 {
   Exchange *exchange = g_new0 (Exchange, 1);
 
   g_ref_count_init (&exchange->ref_count);
+  exchange->http = http;
   exchange->msg = g_object_ref (msg);
   exchange->in_handler = TRUE;
+  /* Kept until libsoup is done with the message, so closing can wait. */
+  g_hash_table_add (http->live, exchange_ref (exchange));
+  g_signal_connect (msg, "finished", G_CALLBACK (on_exchange_finished), exchange);
   return exchange;
 }
 
@@ -147,14 +160,35 @@ set_error (SoupServerMessage *msg,
   set_json (msg, status, error);
 }
 
+static gboolean
+disconnect_cb (gpointer user_data)
+{
+  GbMcpHttp *http = user_data;
+
+  http->disconnect_id = 0;
+  soup_server_disconnect (http->soup);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 on_exchange_finished (SoupServerMessage *msg,
                       gpointer           user_data)
 {
   Exchange *exchange = user_data;
+  GbMcpHttp *http = exchange->http;
 
   /* Whatever we had still to say cannot be said any more. */
   exchange->done = TRUE;
+  if (http == NULL)
+    return;
+  exchange->http = NULL;
+  g_hash_table_remove (http->live, exchange);   /* may free it */
+  /* Closing waited for the last answer to go out. */
+  if (http->closing && g_hash_table_size (http->live) == 0)
+    {
+      g_clear_handle_id (&http->disconnect_id, g_source_remove);
+      http->disconnect_id = g_idle_add (disconnect_cb, http);
+    }
 }
 
 /* ---- the transport ------------------------------------------------------- */
@@ -551,9 +585,8 @@ handle_post (GbMcpHttp         *http,
       return;
     }
 
-  exchange = exchange_new (msg);
+  exchange = exchange_new (http, msg);
   exchange->sse_ok = sse_ok;
-  g_signal_connect (msg, "finished", G_CALLBACK (on_exchange_finished), exchange);
   g_ptr_array_add (((HttpSession *) session->transport_data)->posts, exchange_ref (exchange));
   if (created)
     soup_message_headers_replace (soup_server_message_get_response_headers (msg),
@@ -600,9 +633,8 @@ handle_get (GbMcpHttp         *http,
     return;
   session->last_activity = g_get_monotonic_time ();
   hs = session->transport_data;
-  exchange = exchange_new (msg);
+  exchange = exchange_new (http, msg);
   exchange->sse_ok = TRUE;
-  g_signal_connect (msg, "finished", G_CALLBACK (on_exchange_finished), exchange);
   start_stream (exchange);
   /* A comment, so the client sees the headers at once. */
   soup_message_body_append (soup_server_message_get_response_body (msg),
@@ -666,6 +698,7 @@ gb_mcp_http_new (GbMcpServer *server)
   http->server = server;
   http->sessions = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                           (GDestroyNotify) gb_mcp_session_unref);
+  http->live = g_hash_table_new_full (NULL, NULL, (GDestroyNotify) exchange_unref, NULL);
   http->soup = soup_server_new ("server-header", "gamegate-mcp ", NULL);
   soup_server_add_early_handler (http->soup, NULL, early_handler, http, NULL);
   soup_server_add_handler (http->soup, NULL, handler, http, NULL);
@@ -722,15 +755,22 @@ gb_mcp_http_get_port (GbMcpHttp *http)
  * gb_mcp_http_close:
  * @http: the transport
  *
- * Stops listening and drops every connection. The server closed the
- * sessions before.
+ * Stops serving: new requests get 503, and the connections are dropped once
+ * the answers the server gave while closing are out (at most 2 s). The
+ * server closed the sessions before.
  */
 void
 gb_mcp_http_close (GbMcpHttp *http)
 {
   g_hash_table_remove_all (http->sessions);
-  soup_server_disconnect (http->soup);
   http->port = 0;
+  if (http->closing)
+    return;
+  http->closing = TRUE;
+  if (g_hash_table_size (http->live) == 0)
+    soup_server_disconnect (http->soup);
+  else
+    http->disconnect_id = g_timeout_add_seconds (2, disconnect_cb, http);
 }
 
 /**
@@ -740,6 +780,15 @@ gb_mcp_http_close (GbMcpHttp *http)
 void
 gb_mcp_http_free (GbMcpHttp *http)
 {
+  GHashTableIter iter;
+  gpointer key;
+
+  g_clear_handle_id (&http->disconnect_id, g_source_remove);
+  g_hash_table_iter_init (&iter, http->live);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    ((Exchange *) key)->http = NULL;
+  g_hash_table_unref (http->live);
+  soup_server_disconnect (http->soup);
   g_hash_table_unref (http->sessions);
   g_object_unref (http->soup);
   g_free (http);
