@@ -189,7 +189,10 @@ handle_tools_list (GbMcpServer  *self,
     json_array_add_element (page, json_node_copy (json_array_get_element (all, i)));
   json_object_set_array_member (result, "tools", page);
   if (end < length)
-    json_object_set_string_member (result, "nextCursor", cursor_encode (end));
+    {
+      g_autofree char *next = cursor_encode (end);
+      json_object_set_string_member (result, "nextCursor", next);
+    }
   reply_result (session, exchange, message->id, result);
 }
 
