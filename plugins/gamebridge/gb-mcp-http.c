@@ -6,7 +6,7 @@
  * notifications first (when the client accepts text/event-stream). GET opens
  * an SSE stream for messages not tied to a request; DELETE ends the session.
  * Header-only checks (path, Origin, method, size) run before the body is
- * read.
+ * read. Browsers are kept out by Origin and Host (DNS rebinding).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -14,6 +14,7 @@
 
 #include <string.h>
 
+#include <glib/gi18n-lib.h>
 #include <libsoup/soup.h>
 
 #include "gb-mcp-private.h"
@@ -320,6 +321,22 @@ origin_allowed (const char *origin)
                           strcmp (host, "127.0.0.1") == 0 || strcmp (host, "::1") == 0);
 }
 
+/* Absent (HTTP/1.0), or this machine by a loopback name: a DNS-rebound
+ * name (evil.example resolving to 127.0.0.1) is refused even when the
+ * browser sends no Origin. */
+static gboolean
+host_allowed (const char *host)
+{
+  g_autofree char *as_origin = NULL;
+
+  if (host == NULL)
+    return TRUE;
+  if (*host == '\0' || strpbrk (host, "/?#@ ") != NULL)
+    return FALSE;
+  as_origin = g_strconcat ("http://", host, NULL);
+  return origin_allowed (as_origin);
+}
+
 /* Which of application/json and text/event-stream the Accept header allows;
  * no header allows both. */
 static void
@@ -439,6 +456,12 @@ early_handler (SoupServer        *soup,
                  "Forbidden: Origin not allowed");
       return;
     }
+  if (!host_allowed (soup_message_headers_get_one (headers, "Host")))
+    {
+      set_error (msg, SOUP_STATUS_FORBIDDEN, GB_MCP_ERROR_TRANSPORT,
+                 "Forbidden: Host not allowed");
+      return;
+    }
   if (strcmp (method, "POST") != 0 && strcmp (method, "GET") != 0 &&
       strcmp (method, "DELETE") != 0)
     {
@@ -500,7 +523,7 @@ new_session (GbMcpHttp *http,
   id = gg_secure_token_hex (16, &error);
   if (id == NULL)
     {
-      g_warning ("MCP HTTP: no session id: %s", error->message);
+      g_warning (_("MCP over HTTP: cannot make a session id: %s"), error->message);
       set_error (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, GB_MCP_ERROR_TRANSPORT,
                  "Internal Server Error: cannot make a session id");
       return NULL;

@@ -312,6 +312,32 @@ test_origin (Fixture *fx, gconstpointer data)
 }
 
 static void
+test_host (Fixture *fx, gconstpointer data)
+{
+  static const struct {
+    const char *host;
+    guint status;
+  } cases[] = {
+    { "127.0.0.1", 400 },
+    { "localhost:7777", 400 },
+    { "[::1]:7777", 400 },
+    { "evil.example:7777", 403 },
+    { "localhost@evil.example", 403 },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(Pending) reply =
+        request (fx, "POST", NULL, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}",
+                 (const char *[]) { "Host", cases[i].host, NULL });
+
+      /* Allowed ones fail later, for want of a session. */
+      if (status_of (reply) != cases[i].status)
+        g_error ("Host %s: got %u", cases[i].host, status_of (reply));
+    }
+}
+
+static void
 test_session_errors (Fixture *fx, gconstpointer data)
 {
   g_autofree char *id = open_session (fx);
@@ -725,6 +751,7 @@ main (int argc, char **argv)
   ADD ("handshake", test_handshake, NULL);
   ADD ("pagination", test_pagination, GUINT_TO_POINTER (120));
   ADD ("origin", test_origin, NULL);
+  ADD ("host", test_host, NULL);
   ADD ("session-errors", test_session_errors, NULL);
   ADD ("protocol-header", test_protocol_header, NULL);
   ADD ("hostile", test_hostile, NULL);
