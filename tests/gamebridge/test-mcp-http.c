@@ -448,6 +448,20 @@ test_hostile (Fixture *fx, gconstpointer data)
     g_assert_cmpuint (status_of (get_json), ==, 406);
     g_assert_cmpuint (status_of (path), ==, 404);
     g_assert_cmpuint (status_of (sub), ==, 404);
+    /* A client's response or notification is accepted with no body; a
+     * failed initialize leaves no session; a notification needs one. */
+    {
+      g_autoptr(Pending) response = request (fx, "POST", id, "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}}", NULL);
+      g_autoptr(Pending) bad_init = request (fx, "POST", NULL, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}", NULL);
+      g_autoptr(Pending) orphan = request (fx, "POST", NULL, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", NULL);
+      g_autoptr(JsonNode) error = json_of (bad_init);
+
+      g_assert_cmpuint (status_of (response), ==, 202);
+      g_assert_cmpuint (status_of (bad_init), ==, 200);
+      g_assert_cmpint (member_int (error, "error.code"), ==, -32602);
+      g_assert_null (header_of (bad_init, "Mcp-Session-Id"));
+      g_assert_cmpuint (status_of (orphan), ==, 400);
+    }
     /* Nobody listens on port 1: the request fails, the test goes on. */
     while (!other->done)
       g_main_context_iteration (NULL, TRUE);
