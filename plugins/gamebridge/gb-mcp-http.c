@@ -297,75 +297,6 @@ http_session_free (gpointer data)
 
 /* ---- checks -------------------------------------------------------------- */
 
-/* Absent (not a browser), or a page served from this machine. */
-static gboolean
-origin_allowed (const char *origin)
-{
-  g_autoptr(GUri) uri = NULL;
-  const char *scheme, *host, *path;
-
-  if (origin == NULL)
-    return TRUE;
-  uri = g_uri_parse (origin, G_URI_FLAGS_NONE, NULL);
-  if (uri == NULL)
-    return FALSE;
-  scheme = g_uri_get_scheme (uri);
-  host = g_uri_get_host (uri);
-  path = g_uri_get_path (uri);
-  if (g_strcmp0 (scheme, "http") != 0 && g_strcmp0 (scheme, "https") != 0)
-    return FALSE;
-  if (g_uri_get_userinfo (uri) != NULL || g_uri_get_query (uri) != NULL ||
-      g_uri_get_fragment (uri) != NULL || (path[0] != '\0' && strcmp (path, "/") != 0))
-    return FALSE;
-  return host != NULL && (g_ascii_strcasecmp (host, "localhost") == 0 ||
-                          strcmp (host, "127.0.0.1") == 0 || strcmp (host, "::1") == 0);
-}
-
-/* Absent (HTTP/1.0), or this machine by a loopback name: a DNS-rebound
- * name (evil.example resolving to 127.0.0.1) is refused even when the
- * browser sends no Origin. */
-static gboolean
-host_allowed (const char *host)
-{
-  g_autofree char *as_origin = NULL;
-
-  if (host == NULL)
-    return TRUE;
-  if (*host == '\0' || strpbrk (host, "/?#@ ") != NULL)
-    return FALSE;
-  as_origin = g_strconcat ("http://", host, NULL);
-  return origin_allowed (as_origin);
-}
-
-/* Which of application/json and text/event-stream the Accept header allows;
- * no header allows both. */
-static void
-parse_accept (SoupMessageHeaders *headers,
-              gboolean           *json_ok,
-              gboolean           *sse_ok)
-{
-  const char *accept = soup_message_headers_get_list (headers, "Accept");
-  g_autoptr(GSList) types = NULL;
-
-  *json_ok = *sse_ok = (accept == NULL);
-  if (accept == NULL)
-    return;
-  types = soup_header_parse_quality_list (accept, NULL);
-  for (GSList *l = types; l != NULL; l = l->next)
-    {
-      const char *type = l->data;
-      if (g_ascii_strcasecmp (type, "*/*") == 0)
-        *json_ok = *sse_ok = TRUE;
-      else if (g_ascii_strcasecmp (type, "application/*") == 0 ||
-               g_ascii_strcasecmp (type, "application/json") == 0)
-        *json_ok = TRUE;
-      else if (g_ascii_strcasecmp (type, "text/*") == 0 ||
-               g_ascii_strcasecmp (type, "text/event-stream") == 0)
-        *sse_ok = TRUE;
-    }
-  g_slist_free_full (g_steal_pointer (&types), g_free);
-}
-
 static void
 expire_idle_sessions (GbMcpHttp *http)
 {
@@ -450,13 +381,13 @@ early_handler (SoupServer        *soup,
                  "Not Found: the MCP endpoint is /mcp");
       return;
     }
-  if (!origin_allowed (soup_message_headers_get_one (headers, "Origin")))
+  if (!gb_mcp_http_origin_allowed (soup_message_headers_get_one (headers, "Origin")))
     {
       set_error (msg, SOUP_STATUS_FORBIDDEN, GB_MCP_ERROR_TRANSPORT,
                  "Forbidden: Origin not allowed");
       return;
     }
-  if (!host_allowed (soup_message_headers_get_one (headers, "Host")))
+  if (!gb_mcp_http_host_allowed (soup_message_headers_get_one (headers, "Host")))
     {
       set_error (msg, SOUP_STATUS_FORBIDDEN, GB_MCP_ERROR_TRANSPORT,
                  "Forbidden: Host not allowed");
@@ -558,7 +489,7 @@ handle_post (GbMcpHttp         *http,
                  "Unsupported Media Type: the body must be application/json");
       return;
     }
-  parse_accept (headers, &json_ok, &sse_ok);
+  gb_mcp_http_parse_accept (soup_message_headers_get_list (headers, "Accept"), &json_ok, &sse_ok);
   if (!json_ok && !sse_ok)
     {
       set_error (msg, SOUP_STATUS_NOT_ACCEPTABLE, GB_MCP_ERROR_TRANSPORT,
@@ -642,7 +573,7 @@ handle_get (GbMcpHttp         *http,
   gboolean json_ok, sse_ok;
   static const char hello[] = ": gamegate MCP event stream\n\n";
 
-  parse_accept (headers, &json_ok, &sse_ok);
+  gb_mcp_http_parse_accept (soup_message_headers_get_list (headers, "Accept"), &json_ok, &sse_ok);
   if (!sse_ok)
     {
       set_error (msg, SOUP_STATUS_NOT_ACCEPTABLE, GB_MCP_ERROR_TRANSPORT,

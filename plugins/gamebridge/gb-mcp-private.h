@@ -162,4 +162,11 @@ guint         gb_mcp_http_get_port      (GbMcpHttp *http);
 void          gb_mcp_http_close         (GbMcpHttp *http);
 void          gb_mcp_http_free          (GbMcpHttp *http);
 
+/* gb-mcp-http-checks.c */
+gboolean      gb_mcp_http_origin_allowed (const char *origin);
+gboolean      gb_mcp_http_host_allowed   (const char *host);
+void          gb_mcp_http_parse_accept   (const char *accept,
+                                          gboolean   *json_ok,
+                                          gboolean   *sse_ok);
+
 G_END_DECLS

@@ -11,6 +11,7 @@
 #include <libsoup/soup.h>
 
 #include "gb-mcp-server.h"
+#include "gb-mcp-private.h"
 #include "mcp-fake-provider.h"
 
 typedef struct {
@@ -755,6 +756,50 @@ test_close_answers (Fixture *fx, gconstpointer data)
   g_assert_cmpuint (gb_mcp_server_get_http_port (fx->server), ==, 0);
 }
 
+static void
+test_checks (void)
+{
+  static const struct {
+    const char *accept;
+    gboolean json, sse;
+  } accepts[] = {
+    { NULL, TRUE, TRUE },
+    { "application/json, text/event-stream", TRUE, TRUE },
+    { "application/json", TRUE, FALSE },
+    { "text/event-stream", FALSE, TRUE },
+    { "*/*", TRUE, TRUE },
+    { "application/*;q=0.5", TRUE, FALSE },
+    { "text/*", FALSE, TRUE },
+    { "text/event-stream;q=0, application/json", TRUE, FALSE },
+    { "text/html", FALSE, FALSE },
+    { "", FALSE, FALSE },
+    { ",,;;==", FALSE, FALSE },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (accepts); i++)
+    {
+      gboolean json = -1, sse = -1;
+
+      gb_mcp_http_parse_accept (accepts[i].accept, &json, &sse);
+      if (json != accepts[i].json || sse != accepts[i].sse)
+        g_error ("Accept %s: json %d sse %d", accepts[i].accept, json, sse);
+    }
+  g_assert_true (gb_mcp_http_origin_allowed (NULL));
+  g_assert_true (gb_mcp_http_origin_allowed ("http://LOCALHOST:1"));
+  g_assert_true (gb_mcp_http_origin_allowed ("https://[::1]"));
+  g_assert_false (gb_mcp_http_origin_allowed ("http://[::2]"));
+  g_assert_false (gb_mcp_http_origin_allowed ("http://localhost:1/path"));
+  g_assert_false (gb_mcp_http_origin_allowed ("http://localhost?x"));
+  g_assert_false (gb_mcp_http_origin_allowed ("ws://localhost"));
+  g_assert_false (gb_mcp_http_origin_allowed ("http://127.0.0.2"));
+  g_assert_false (gb_mcp_http_origin_allowed ("http://%00"));
+  g_assert_true (gb_mcp_http_host_allowed (NULL));
+  g_assert_true (gb_mcp_http_host_allowed ("127.0.0.1:7777"));
+  g_assert_false (gb_mcp_http_host_allowed (""));
+  g_assert_false (gb_mcp_http_host_allowed ("127.0.0.1:7777/x"));
+  g_assert_false (gb_mcp_http_host_allowed ("user@127.0.0.1"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -762,6 +807,7 @@ main (int argc, char **argv)
 
 #define ADD(path, func, data) \
   g_test_add ("/gamebridge/mcp-http/" path, Fixture, data, fixture_set_up, func, fixture_tear_down)
+  g_test_add_func ("/gamebridge/mcp-http/checks", test_checks);
   ADD ("handshake", test_handshake, NULL);
   ADD ("pagination", test_pagination, GUINT_TO_POINTER (120));
   ADD ("origin", test_origin, NULL);
