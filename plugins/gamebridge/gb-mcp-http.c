@@ -20,7 +20,7 @@
 #include "gb-mcp-private.h"
 
 /* Sessions nobody used for this long, with nothing open, are forgotten. */
-#define SESSION_IDLE_US (G_TIME_SPAN_HOUR)
+#define DEFAULT_SESSION_IDLE_US (G_TIME_SPAN_HOUR)
 #define MAX_SESSIONS 256
 
 struct _GbMcpHttp
@@ -30,6 +30,7 @@ struct _GbMcpHttp
   guint        port;
   GHashTable  *sessions;    /* Mcp-Session-Id -> GbMcpSession (referenced) */
   GHashTable  *live;        /* Exchange whose HTTP message is not finished */
+  gint64       idle_us;
   guint        disconnect_id;
   gboolean     closing;
 };
@@ -311,7 +312,7 @@ expire_idle_sessions (GbMcpHttp *http)
       GbMcpSession *session = value;
       HttpSession *hs = session->transport_data;
 
-      if (now - session->last_activity > SESSION_IDLE_US && hs->posts->len == 0 &&
+      if (now - session->last_activity > http->idle_us && hs->posts->len == 0 &&
           live_stream (hs) == NULL && g_hash_table_size (session->calls) == 0)
         g_ptr_array_add (idle, gb_mcp_session_ref (session));
     }
@@ -652,6 +653,7 @@ gb_mcp_http_new (GbMcpServer *server)
   http->server = server;
   http->sessions = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                           (GDestroyNotify) gb_mcp_session_unref);
+  http->idle_us = DEFAULT_SESSION_IDLE_US;
   http->live = g_hash_table_new_full (NULL, NULL, (GDestroyNotify) exchange_unref, NULL);
   http->soup = soup_server_new ("server-header", "gamegate-mcp ", NULL);
   soup_server_add_early_handler (http->soup, NULL, early_handler, http, NULL);
@@ -691,6 +693,18 @@ gb_mcp_http_listen (GbMcpHttp *http,
     return FALSE;
   http->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (local));
   return TRUE;
+}
+
+/**
+ * gb_mcp_http_set_session_idle_timeout:
+ * @http: the transport
+ * @idle_us: how long an unused session with nothing open lives (µs)
+ */
+void
+gb_mcp_http_set_session_idle_timeout (GbMcpHttp *http,
+                                      gint64     idle_us)
+{
+  http->idle_us = MAX (idle_us, 0);
 }
 
 /**

@@ -484,6 +484,18 @@ gb_mcp_server_is_closed (GbMcpServer *self)
   return self->closed;
 }
 
+/**
+ * gb_mcp_server_get_http:
+ * @self: a server
+ *
+ * Returns: (transfer none) (nullable): the HTTP transport, if listening
+ */
+GbMcpHttp *
+gb_mcp_server_get_http (GbMcpServer *self)
+{
+  return self->http;
+}
+
 /* ---- public API ---------------------------------------------------------- */
 
 /**

@@ -735,6 +735,33 @@ test_get_stream (Fixture *fx, gconstpointer data)
 }
 
 static void
+test_expiry (Fixture *fx, gconstpointer data)
+{
+  g_autofree char *idle = open_session (fx);
+  g_autofree char *busy = open_session (fx);
+  const char *ping = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}";
+  g_autoptr(Pending) hang =
+    start (fx, "POST", NULL, busy, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+                                   "\"params\":{\"name\":\"hang\"}}", NULL);
+  g_autoptr(Pending) gone = NULL;
+  g_autoptr(Pending) alive = NULL;
+  g_autoptr(Pending) cancel = NULL;
+
+  while (fx->fake.n_calls == 0)
+    g_main_context_iteration (NULL, TRUE);
+  gb_mcp_http_set_session_idle_timeout (gb_mcp_server_get_http (fx->server), 20 * G_TIME_SPAN_MILLISECOND);
+  iterate_for (60);
+  /* The idle one is forgotten; the one with a running call is not. */
+  gone = request (fx, "POST", idle, ping, NULL);
+  g_assert_cmpuint (status_of (gone), ==, 404);
+  alive = request (fx, "POST", busy, ping, NULL);
+  g_assert_cmpuint (status_of (alive), ==, 200);
+  cancel = request (fx, "POST", busy, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+                                      "\"params\":{\"requestId\":1}}", NULL);
+  wait_for (hang);
+}
+
+static void
 test_close_answers (Fixture *fx, gconstpointer data)
 {
   g_autofree char *id = open_session (fx);
@@ -821,6 +848,7 @@ main (int argc, char **argv)
   ADD ("cancel", test_cancel, NULL);
   ADD ("two-clients", test_two_clients, NULL);
   ADD ("get-stream", test_get_stream, NULL);
+  ADD ("expiry", test_expiry, NULL);
   ADD ("close-answers", test_close_answers, NULL);
   return g_test_run ();
 }
