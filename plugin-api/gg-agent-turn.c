@@ -1,1 +1,661 @@
-#include "gamegate.h"
+/* gg-agent-turn.c: the tool-calling loop every front end shares: the
+ * object, its policy, starting a turn, the answer and the outcome. The
+ * model steps and tool rounds are in gg-agent-step.c.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "gg-agent-turn.h"
+#include "gg-agent-turn-private.h"
+#include "gg-model-private.h"
+#include "gg-tool-invocation-private.h"
+
+G_DEFINE_FINAL_TYPE (GgAgentTurn, gg_agent_turn, G_TYPE_OBJECT)
+
+/* ---- policy ------------------------------------------------------------ */
+
+/**
+ * gg_agent_policy_init:
+ * @policy: an uninitialized #GgAgentPolicy
+ *
+ * Fills @policy with oam's defaults: toolChoice auto, 4 tool rounds, 12 tool
+ * calls, 120 s per tool, 2 attempts, all tools, trimming on with 1024 tokens
+ * reserved for the answer.
+ */
+void
+gg_agent_policy_init (GgAgentPolicy *policy)
+{
+  g_return_if_fail (policy != NULL);
+  memset (policy, 0, sizeof *policy);
+  policy->tool_choice = GG_TOOL_CHOICE_AUTO;
+  policy->max_tool_rounds = 4;
+  policy->max_tool_calls = 12;
+  policy->tool_timeout_ms = 120000;
+  policy->max_attempts = 2;
+  policy->trim_history = TRUE;
+  policy->reserved_response_tokens = 1024;
+}
+
+/**
+ * gg_agent_policy_copy:
+ * @dest: an uninitialized (or cleared) #GgAgentPolicy
+ * @src: the policy to copy
+ *
+ * Deep-copies @src into @dest; release it with gg_agent_policy_clear().
+ */
+void
+gg_agent_policy_copy (GgAgentPolicy       *dest,
+                      const GgAgentPolicy *src)
+{
+  g_return_if_fail (dest != NULL);
+  g_return_if_fail (src != NULL);
+  *dest = *src;
+  dest->forced_tool = g_strdup (src->forced_tool);
+  dest->enabled_tools = g_strdupv (src->enabled_tools);
+}
+
+/**
+ * gg_agent_policy_clear:
+ * @policy: a #GgAgentPolicy
+ *
+ * Frees what @policy owns and resets it to the defaults.
+ */
+void
+gg_agent_policy_clear (GgAgentPolicy *policy)
+{
+  g_return_if_fail (policy != NULL);
+  g_free (policy->forced_tool);
+  g_strfreev (policy->enabled_tools);
+  gg_agent_policy_init (policy);
+}
+
+/* ---- object ------------------------------------------------------------ */
+
+static void
+gg_agent_turn_dispose (GObject *object)
+{
+  GgAgentTurn *self = GG_AGENT_TURN (object);
+
+  gg_agent_turn_abandon_round (self, "Error: The turn was cancelled.");
+  if (self->cancellable != NULL && self->cancel_id != 0)
+    g_cancellable_disconnect (self->cancellable, self->cancel_id);
+  self->cancel_id = 0;
+  g_clear_object (&self->cancellable);
+  if (self->executor_destroy != NULL)
+    g_clear_pointer (&self->executor_data, self->executor_destroy);
+  self->executor = NULL;
+  if (self->event_destroy != NULL)
+    g_clear_pointer (&self->event_data, self->event_destroy);
+  self->event_func = NULL;
+  G_OBJECT_CLASS (gg_agent_turn_parent_class)->dispose (object);
+}
+
+static void
+gg_agent_turn_finalize (GObject *object)
+{
+  GgAgentTurn *self = GG_AGENT_TURN (object);
+
+  g_clear_object (&self->model);
+  g_free (self->instructions);
+  g_ptr_array_unref (self->history);
+  g_array_unref (self->history_bytes);
+  g_clear_pointer (&self->tools, json_array_unref);
+  g_hash_table_unref (self->tool_index);
+  g_free (self->prompt);
+  g_clear_pointer (&self->output_schema, json_node_unref);
+  gg_agent_policy_clear (&self->policy);
+  g_clear_pointer (&self->sampling, json_node_unref);
+  g_clear_object (&self->task);
+  g_clear_error (&self->failure);
+  g_clear_pointer (&self->result, json_object_unref);
+  g_clear_object (&self->schema);
+  g_clear_pointer (&self->new_entries, json_array_unref);
+  g_clear_pointer (&self->steps, json_array_unref);
+  g_clear_pointer (&self->records, json_array_unref);
+  g_clear_pointer (&self->visible, g_hash_table_unref);
+  g_clear_pointer (&self->request_tools, json_array_unref);
+  g_string_free (self->shown, TRUE);
+  g_ptr_array_unref (self->round);
+  G_OBJECT_CLASS (gg_agent_turn_parent_class)->finalize (object);
+}
+
+static void
+gg_agent_turn_class_init (GgAgentTurnClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = gg_agent_turn_dispose;
+  object_class->finalize = gg_agent_turn_finalize;
+}
+
+static void
+gg_agent_turn_init (GgAgentTurn *self)
+{
+  gg_agent_policy_init (&self->policy);
+  self->history = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  self->history_bytes = g_array_new (FALSE, FALSE, sizeof (gsize));
+  self->tool_index = g_hash_table_new (g_str_hash, g_str_equal);
+  self->temperature = -1.0;
+  self->new_entries = json_array_new ();
+  self->steps = json_array_new ();
+  self->records = json_array_new ();
+  self->shown = g_string_new (NULL);
+  self->round = g_ptr_array_new_with_free_func ((GDestroyNotify) gg_round_call_free);
+}
+
+/* The size the model pays for an entry: its compact JSON. */
+gsize
+gg_agent_entry_bytes (JsonObject *entry)
+{
+  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), entry);
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  gsize length = 0;
+  g_autofree char *text = NULL;
+
+  json_generator_set_root (generator, node);
+  text = json_generator_to_data (generator, &length);
+  return length;
+}
+
+/**
+ * gg_agent_turn_new:
+ * @model: the model to step; referenced
+ * @instructions: (nullable): system instructions, context note appended
+ * @history: (nullable): earlier transcript entries (see #GgModelRequest);
+ *   the entries are referenced, not copied: do not modify them
+ * @tools: (nullable): tool definitions
+ *   `[{"name","description","parameters","timeoutSeconds"?}]`; referenced
+ * @prompt: the user's prompt for this turn ("" allowed)
+ * @output_schema: (nullable): generation schema of a structured answer; copied
+ * @policy: (nullable): tool policy of this turn (copied); %NULL for the defaults
+ *
+ * Returns: (transfer full): a turn, ready for gg_agent_turn_run_async()
+ */
+GgAgentTurn *
+gg_agent_turn_new (GgModel             *model,
+                   const char          *instructions,
+                   JsonArray           *history,
+                   JsonArray           *tools,
+                   const char          *prompt,
+                   JsonNode            *output_schema,
+                   const GgAgentPolicy *policy)
+{
+  GgAgentTurn *self;
+
+  g_return_val_if_fail (GG_IS_MODEL (model), NULL);
+
+  self = g_object_new (GG_TYPE_AGENT_TURN, NULL);
+  self->model = g_object_ref (model);
+  self->instructions = g_strdup (instructions);
+  self->prompt = g_strdup (prompt != NULL ? prompt : "");
+  if (output_schema != NULL)
+    self->output_schema = gg_model_json_deep_copy (output_schema);
+  if (policy != NULL)
+    {
+      gg_agent_policy_clear (&self->policy);
+      gg_agent_policy_copy (&self->policy, policy);
+    }
+
+  if (history != NULL)
+    {
+      guint n = json_array_get_length (history);
+
+      for (guint i = 0; i < n; i++)
+        {
+          JsonNode *node = json_array_get_element (history, i);
+          gsize bytes;
+
+          /* The transcript is ours to build: anything but an entry object is
+           * not something a model could be shown. */
+          if (!JSON_NODE_HOLDS_OBJECT (node))
+            continue;
+          g_ptr_array_add (self->history, json_object_ref (json_node_get_object (node)));
+          bytes = gg_agent_entry_bytes (json_node_get_object (node));
+          g_array_append_val (self->history_bytes, bytes);
+        }
+    }
+
+  self->tools = tools != NULL ? json_array_ref (tools) : json_array_new ();
+  for (guint i = 0; i < json_array_get_length (self->tools); i++)
+    {
+      JsonNode *node = json_array_get_element (self->tools, i);
+      JsonObject *tool;
+      const char *name;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      tool = json_node_get_object (node);
+      name = json_object_get_string_member_with_default (tool, "name", NULL);
+      if (name == NULL || *name == '\0' || g_hash_table_contains (self->tool_index, name))
+        continue;
+      g_hash_table_insert (self->tool_index, (gpointer) name, tool);
+    }
+  return self;
+}
+
+/**
+ * gg_agent_turn_set_executor:
+ * @self: a #GgAgentTurn
+ * @executor: runs the turn's tool calls
+ * @user_data: data for @executor
+ * @destroy: (nullable): frees @user_data with the turn
+ *
+ * Without an executor every tool call gets an error output.
+ */
+void
+gg_agent_turn_set_executor (GgAgentTurn    *self,
+                            GgToolExecutor  executor,
+                            gpointer        user_data,
+                            GDestroyNotify  destroy)
+{
+  g_return_if_fail (GG_IS_AGENT_TURN (self));
+  if (self->executor_destroy != NULL)
+    g_clear_pointer (&self->executor_data, self->executor_destroy);
+  self->executor = executor;
+  self->executor_data = user_data;
+  self->executor_destroy = destroy;
+}
+
+/**
+ * gg_agent_turn_set_event_func:
+ * @self: a #GgAgentTurn
+ * @func: receives every event of the turn, in order
+ * @user_data: data for @func
+ * @destroy: (nullable): frees @user_data with the turn
+ */
+void
+gg_agent_turn_set_event_func (GgAgentTurn      *self,
+                              GgAgentEventFunc  func,
+                              gpointer          user_data,
+                              GDestroyNotify    destroy)
+{
+  g_return_if_fail (GG_IS_AGENT_TURN (self));
+  if (self->event_destroy != NULL)
+    g_clear_pointer (&self->event_data, self->event_destroy);
+  self->event_func = func;
+  self->event_data = user_data;
+  self->event_destroy = destroy;
+}
+
+/**
+ * gg_agent_turn_set_sampling:
+ * @self: a #GgAgentTurn
+ * @sampling: (nullable): `"greedy"`, `{"topK":n,"seed"?}`, `{"topP":p,"seed"?}`; copied
+ * @temperature: sampling temperature, negative for the model's default
+ * @max_tokens: answer length limit, 0 for none
+ */
+void
+gg_agent_turn_set_sampling (GgAgentTurn *self,
+                            JsonNode    *sampling,
+                            double       temperature,
+                            gint64       max_tokens)
+{
+  g_return_if_fail (GG_IS_AGENT_TURN (self));
+  g_clear_pointer (&self->sampling, json_node_unref);
+  self->sampling = gg_model_json_deep_copy (sampling);
+  self->temperature = temperature;
+  self->max_tokens = max_tokens > 0 ? max_tokens : 0;
+}
+
+/**
+ * gg_agent_turn_set_streaming:
+ * @self: a #GgAgentTurn
+ * @stream: whether the model should stream text deltas
+ *
+ * Text events are emitted either way; streaming only makes them finer.
+ */
+void
+gg_agent_turn_set_streaming (GgAgentTurn *self,
+                             gboolean     stream)
+{
+  g_return_if_fail (GG_IS_AGENT_TURN (self));
+  self->stream = !!stream;
+}
+
+/* ---- events ------------------------------------------------------------ */
+
+/* Takes @event. Nothing is reported once the outcome is decided. */
+void
+gg_agent_turn_emit (GgAgentTurn *self,
+                    JsonObject  *event)
+{
+  if (self->state == TURN_RUNNING && self->event_func != NULL)
+    self->event_func (event, self->event_data);
+  json_object_unref (event);
+}
+
+static void
+emit_text (GgAgentTurn *self,
+           const char  *delta,
+           gboolean     is_reset)
+{
+  JsonObject *event;
+
+  if (is_reset)
+    g_string_assign (self->shown, delta);
+  else
+    g_string_append (self->shown, delta);
+
+  event = json_object_new ();
+  json_object_set_string_member (event, "type", "text");
+  json_object_set_string_member (event, "delta", delta);
+  json_object_set_string_member (event, "text", self->shown->str);
+  json_object_set_boolean_member (event, "isReset", is_reset);
+  gg_agent_turn_emit (self, event);
+}
+
+/* A delta from the model. The first delta of a step replaces text shown by
+ * an earlier step or attempt, so the events always add up to the answer. */
+void
+gg_agent_turn_on_delta (const char *delta,
+                        gboolean    is_reset,
+                        gpointer    user_data)
+{
+  GgAgentTurn *self = user_data;
+
+  if (self->state != TURN_RUNNING || delta == NULL)
+    return;
+  if (!self->step_streamed && self->shown->len > 0)
+    is_reset = TRUE;
+  self->step_streamed = TRUE;
+  if (!is_reset && *delta == '\0')
+    return;
+  emit_text (self, delta, is_reset);
+}
+
+void
+gg_agent_turn_add_entry (GgAgentTurn *self,
+                         JsonObject  *entry)
+{
+  self->new_bytes += gg_agent_entry_bytes (entry);
+  json_array_add_object_element (self->new_entries, entry);
+}
+
+/* ---- outcome ----------------------------------------------------------- */
+
+static gboolean
+complete_in_idle (gpointer user_data)
+{
+  GgAgentTurn *self = user_data;
+  GTask *task = g_steal_pointer (&self->task);
+
+  if (self->cancellable != NULL && self->cancel_id != 0)
+    g_cancellable_disconnect (self->cancellable, self->cancel_id);
+  self->cancel_id = 0;
+  self->state = TURN_DONE;
+
+  if (self->succeeded)
+    g_task_return_pointer (task, json_object_ref (self->result),
+                           (GDestroyNotify) json_object_unref);
+  else
+    g_task_return_error (task, g_steal_pointer (&self->failure));
+  g_object_unref (task);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+finish (GgAgentTurn *self)
+{
+  self->state = TURN_FINISHING;
+  /* Returned from an idle: a cancellation handler or an executor may be on
+   * the stack, and the caller's callback may drop the last reference. */
+  g_idle_add_full (G_PRIORITY_DEFAULT, complete_in_idle,
+                   g_object_ref (self), g_object_unref);
+}
+
+/* Takes @error. Leaves nothing behind: no entries, no further events. */
+void
+gg_agent_turn_fail (GgAgentTurn *self,
+                    GError      *error)
+{
+  if (self->state != TURN_RUNNING)
+    {
+      g_error_free (error);
+      return;
+    }
+  self->failure = error;
+  self->state = TURN_FINISHING;
+  gg_agent_turn_abandon_round (self, "Error: The turn was cancelled.");
+  json_array_unref (self->new_entries);
+  self->new_entries = json_array_new ();
+  finish (self);
+}
+
+static void
+on_cancelled (GCancellable *cancellable,
+              gpointer      user_data)
+{
+  GgAgentTurn *self = user_data;
+
+  gg_agent_turn_fail (self, gg_model_error_new (GG_MODEL_ERROR_CANCELLED, NULL,
+                                                "The turn was cancelled"));
+}
+
+static JsonNode *
+usage_to_node (const GgUsage *usage)
+{
+  JsonObject *object = json_object_new ();
+
+  json_object_set_int_member (object, "inputTokens", usage->input_tokens);
+  json_object_set_int_member (object, "cachedInputTokens", usage->cached_input_tokens);
+  json_object_set_int_member (object, "outputTokens", usage->output_tokens);
+  json_object_set_int_member (object, "totalTokens", usage->input_tokens + usage->output_tokens);
+  return json_node_init_object (json_node_alloc (), object);
+}
+
+/* With gg-schema built into the library the answer is checked against the
+ * schema; the weak references keep this file usable without it. */
+#pragma weak gg_schema_new
+#pragma weak gg_schema_validate
+
+static gboolean
+check_structured (GgAgentTurn  *self,
+                  JsonNode     *structured,
+                  GError      **error)
+{
+  g_autoptr(GError) local_error = NULL;
+
+  if (gg_schema_new == NULL || gg_schema_validate == NULL)
+    return TRUE;
+  if (self->schema == NULL)
+    {
+      self->schema = gg_schema_new (self->output_schema, &local_error);
+      if (self->schema == NULL)
+        {
+          g_set_error (error, GG_MODEL_ERROR, GG_MODEL_ERROR_INVALID_SCHEMA,
+                       "The output schema cannot be used: %s", local_error->message);
+          return FALSE;
+        }
+    }
+  if (!gg_schema_validate (self->schema, structured, &local_error))
+    {
+      g_set_error (error, GG_MODEL_ERROR, GG_MODEL_ERROR_GENERATION_FAILED,
+                   "The model's answer does not match the schema: %s", local_error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* A text or JSON reply: the turn's answer. Takes @reply. */
+void
+gg_agent_turn_answer (GgAgentTurn  *self,
+                      GgModelReply *reply)
+{
+  g_autoptr(GgModelReply) owned = reply;
+  g_autoptr(JsonNode) structured = NULL;
+  g_autofree char *text = NULL;
+  JsonObject *entry;
+  JsonObject *result;
+
+  if (self->output_schema != NULL)
+    {
+      g_autoptr(GError) error = NULL;
+
+      if (reply->json != NULL)
+        structured = json_node_ref (reply->json);
+      else
+        {
+          g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+
+          if (!json_parser_load_from_data (parser, reply->text != NULL ? reply->text : "", -1, &error) ||
+              json_parser_get_root (parser) == NULL)
+            {
+              gg_agent_turn_fail (self, gg_model_error_new (GG_MODEL_ERROR_GENERATION_FAILED, NULL,
+                                                            "The model's answer is not valid JSON%s%s",
+                                                            error != NULL ? ": " : "",
+                                                            error != NULL ? error->message : ""));
+              return;
+            }
+          structured = json_node_ref (json_parser_get_root (parser));
+        }
+      if (!check_structured (self, structured, &error))
+        {
+          gg_agent_turn_fail (self, g_steal_pointer (&error));
+          return;
+        }
+      text = json_to_string (structured, FALSE);
+    }
+  else if (reply->text != NULL)
+    text = g_strdup (reply->text);
+  else if (reply->json != NULL)
+    text = json_to_string (reply->json, FALSE);
+  else
+    text = g_strdup ("");
+
+  /* The text events add up to the answer, whatever the model streamed. */
+  if (g_strcmp0 (self->shown->str, text) != 0)
+    {
+      if (self->shown->len == 0)
+        emit_text (self, text, FALSE);
+      else if (self->step_streamed && g_str_has_prefix (text, self->shown->str))
+        emit_text (self, text + self->shown->len, FALSE);
+      else
+        emit_text (self, text, TRUE);
+    }
+  if (self->state != TURN_RUNNING)
+    return;
+
+  entry = json_object_new ();
+  json_object_set_string_member (entry, "role", "assistant");
+  json_object_set_string_member (entry, "text", text);
+  gg_agent_turn_add_entry (self, entry);
+
+  result = json_object_new ();
+  json_object_set_string_member (result, "text", text);
+  if (structured != NULL)
+    json_object_set_member (result, "structured", json_node_ref (structured));
+  json_object_set_array_member (result, "toolCalls", json_array_ref (self->records));
+  json_object_set_member (result, "usage", usage_to_node (&self->usage));
+  json_object_set_array_member (result, "steps", json_array_ref (self->steps));
+  self->result = result;
+  self->succeeded = TRUE;
+  finish (self);
+}
+
+/* ---- running ----------------------------------------------------------- */
+
+static gboolean
+start_in_idle (gpointer user_data)
+{
+  GgAgentTurn *self = user_data;
+
+  if (self->state == TURN_RUNNING)
+    gg_agent_turn_start_step (self);
+  return G_SOURCE_REMOVE;
+}
+
+/**
+ * gg_agent_turn_run_async:
+ * @self: a #GgAgentTurn, not run before
+ * @cancellable: (nullable): cancels the turn: the model step stops,
+ *   outstanding tool calls are abandoned, and the turn fails with
+ *   %GG_MODEL_ERROR_CANCELLED without emitting anything further
+ * @callback: called once the turn is over, after all its events
+ * @user_data: data for @callback
+ *
+ * Runs the turn on the thread-default main context.
+ */
+void
+gg_agent_turn_run_async (GgAgentTurn         *self,
+                         GCancellable        *cancellable,
+                         GAsyncReadyCallback  callback,
+                         gpointer             user_data)
+{
+  JsonObject *entry;
+
+  g_return_if_fail (GG_IS_AGENT_TURN (self));
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+  g_return_if_fail (self->state == TURN_IDLE);
+
+  /* The task has no cancellable: the turn reports its own cancellation
+   * with the oam error, and never turns a finished answer into one. */
+  self->task = g_task_new (self, NULL, callback, user_data);
+  g_task_set_source_tag (self->task, gg_agent_turn_run_async);
+  self->state = TURN_RUNNING;
+
+  if (self->policy.tool_choice == GG_TOOL_CHOICE_TOOL &&
+      (self->policy.forced_tool == NULL ||
+       !g_hash_table_contains (self->tool_index, self->policy.forced_tool)))
+    {
+      gg_agent_turn_fail (self, g_error_new (G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                                             "Unknown tool '%s' in toolChoice",
+                                             self->policy.forced_tool != NULL ? self->policy.forced_tool : ""));
+      return;
+    }
+
+  if (cancellable != NULL)
+    {
+      self->cancellable = g_object_ref (cancellable);
+      /* Runs on_cancelled() at once if already cancelled. */
+      self->cancel_id = g_cancellable_connect (cancellable, G_CALLBACK (on_cancelled), self, NULL);
+      if (self->state != TURN_RUNNING)
+        return;
+    }
+
+  entry = json_object_new ();
+  json_object_set_string_member (entry, "role", "user");
+  json_object_set_string_member (entry, "text", self->prompt);
+  gg_agent_turn_add_entry (self, entry);
+
+  /* Events start after run_async() returns, so the caller can set up. */
+  g_idle_add_full (G_PRIORITY_DEFAULT, start_in_idle, g_object_ref (self), g_object_unref);
+}
+
+/**
+ * gg_agent_turn_run_finish:
+ * @self: a #GgAgentTurn
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError: %GG_MODEL_ERROR, or
+ *   %G_IO_ERROR_INVALID_ARGUMENT for a toolChoice naming an unknown tool
+ *
+ * Returns: (transfer full) (nullable): the oam `session/respond` result
+ *   without `session`: `{text, structured?, toolCalls, usage, steps}`
+ */
+JsonObject *
+gg_agent_turn_run_finish (GgAgentTurn   *self,
+                          GAsyncResult  *result,
+                          GError       **error)
+{
+  g_return_val_if_fail (GG_IS_AGENT_TURN (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * gg_agent_turn_get_new_entries:
+ * @self: a #GgAgentTurn
+ *
+ * Returns: (transfer none) (nullable): the transcript entries to append to
+ *   the history after a successful turn (the prompt, tool calls and outputs,
+ *   the answer); %NULL unless the turn succeeded
+ */
+JsonArray *
+gg_agent_turn_get_new_entries (GgAgentTurn *self)
+{
+  g_return_val_if_fail (GG_IS_AGENT_TURN (self), NULL);
+  return self->succeeded ? self->new_entries : NULL;
+}

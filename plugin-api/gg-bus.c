@@ -1,1 +1,673 @@
-#include "gamegate.h"
+/* gg-bus.c: the registry and router: targets, model factories, front ends,
+ * and the orderly shutdown every plugin takes part in.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "gg-bus.h"
+#include "gg-unavailable-model-private.h"
+
+typedef struct {
+  GgModelFactory factory;
+  gpointer user_data;
+  GDestroyNotify destroy;
+} ModelType;
+
+struct _GgBus {
+  GObject parent_instance;
+
+  GPtrArray *targets;          /* GgTarget, in the order they were added */
+  GHashTable *model_types;     /* type name -> ModelType */
+  JsonNode *default_model;     /* the spec "system" stands for, or NULL */
+  GPtrArray *frontends;        /* GgFrontend, in registration order */
+
+  guint hold_count;
+  gboolean shutting_down;
+  GTask *shutdown_task;
+  guint shutdown_timeout_id;
+};
+
+G_DEFINE_FINAL_TYPE (GgBus, gg_bus, G_TYPE_OBJECT)
+
+enum {
+  SIGNAL_TARGET_ADDED,
+  SIGNAL_TARGET_REMOVED,
+  SIGNAL_TARGET_EVENT,
+  SIGNAL_SHUTDOWN,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void
+model_type_free (gpointer data)
+{
+  ModelType *type = data;
+
+  if (type->destroy != NULL)
+    type->destroy (type->user_data);
+  g_free (type);
+}
+
+static void
+on_target_event (GgTarget   *target,
+                 const char *channel,
+                 guint64     seq,
+                 JsonNode   *payload,
+                 GgBus      *self)
+{
+  g_signal_emit (self, signals[SIGNAL_TARGET_EVENT], 0, target, channel, seq, payload);
+}
+
+static void
+forget_target (GgBus    *self,
+               GgTarget *target)
+{
+  g_signal_handlers_disconnect_by_func (target, on_target_event, self);
+}
+
+static void
+gg_bus_dispose (GObject *object)
+{
+  GgBus *self = GG_BUS (object);
+
+  if (self->targets != NULL)
+    for (guint i = 0; i < self->targets->len; i++)
+      forget_target (self, g_ptr_array_index (self->targets, i));
+  g_clear_pointer (&self->targets, g_ptr_array_unref);
+  g_clear_pointer (&self->frontends, g_ptr_array_unref);
+  g_clear_pointer (&self->model_types, g_hash_table_unref);
+  g_clear_pointer (&self->default_model, json_node_unref);
+  g_clear_handle_id (&self->shutdown_timeout_id, g_source_remove);
+  g_clear_object (&self->shutdown_task);
+
+  G_OBJECT_CLASS (gg_bus_parent_class)->dispose (object);
+}
+
+static void
+gg_bus_class_init (GgBusClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = gg_bus_dispose;
+
+  /**
+   * GgBus::target-added:
+   * @target: the new #GgTarget
+   */
+  signals[SIGNAL_TARGET_ADDED] =
+    g_signal_new ("target-added", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, GG_TYPE_TARGET);
+
+  /**
+   * GgBus::target-removed:
+   * @target: the #GgTarget that went away
+   */
+  signals[SIGNAL_TARGET_REMOVED] =
+    g_signal_new ("target-removed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, GG_TYPE_TARGET);
+
+  /**
+   * GgBus::target-event:
+   * @target: the #GgTarget the event came from
+   * @channel: the event channel
+   * @seq: the event's sequence number in @channel
+   * @payload: the event's JSON payload
+   *
+   * Every target's events, forwarded synchronously, so they keep the order
+   * the target emitted them in.
+   */
+  signals[SIGNAL_TARGET_EVENT] =
+    g_signal_new ("target-event", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 4, GG_TYPE_TARGET,
+                  G_TYPE_STRING, G_TYPE_UINT64,
+                  JSON_TYPE_NODE | G_SIGNAL_TYPE_STATIC_SCOPE);
+
+  /**
+   * GgBus::shutdown:
+   *
+   * The process is shutting down. Handlers that need time call
+   * gg_bus_hold() now and gg_bus_release() when they are done.
+   */
+  signals[SIGNAL_SHUTDOWN] =
+    g_signal_new ("shutdown", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+}
+
+static void
+gg_bus_init (GgBus *self)
+{
+  self->targets = g_ptr_array_new_with_free_func (g_object_unref);
+  self->frontends = g_ptr_array_new_with_free_func (g_object_unref);
+  self->model_types = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, model_type_free);
+}
+
+/**
+ * gg_bus_new:
+ *
+ * Creates a bus. A process has one; tests may make several.
+ *
+ * Returns: (transfer full): a new #GgBus
+ */
+GgBus *
+gg_bus_new (void)
+{
+  return g_object_new (GG_TYPE_BUS, NULL);
+}
+
+/* Targets -------------------------------------------------------------- */
+
+/**
+ * gg_bus_add_target:
+ * @self: a #GgBus
+ * @target: a target a connector found
+ * @error: return location for a #GError
+ *
+ * Adds @target, forwards its events as #GgBus::target-event and emits
+ * #GgBus::target-added. An id already on the bus fails with
+ * %G_IO_ERROR_EXISTS.
+ *
+ * Returns: %TRUE when the target was added
+ */
+gboolean
+gg_bus_add_target (GgBus     *self,
+                   GgTarget  *target,
+                   GError   **error)
+{
+  g_return_val_if_fail (GG_IS_BUS (self), FALSE);
+  g_return_val_if_fail (GG_IS_TARGET (target), FALSE);
+
+  const char *id = gg_target_get_id (target);
+  if (gg_bus_lookup_target (self, id) != NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                   "A target with id '%s' is already on the bus", id);
+      return FALSE;
+    }
+
+  g_ptr_array_add (self->targets, g_object_ref (target));
+  g_signal_connect_object (target, "event", G_CALLBACK (on_target_event), self, 0);
+  g_debug ("target added: %s", id);
+  g_signal_emit (self, signals[SIGNAL_TARGET_ADDED], 0, target);
+  return TRUE;
+}
+
+/**
+ * gg_bus_remove_target:
+ * @self: a #GgBus
+ * @target: a target on the bus
+ *
+ * Removes @target and emits #GgBus::target-removed. Removing a target that
+ * is not on the bus does nothing.
+ */
+void
+gg_bus_remove_target (GgBus    *self,
+                      GgTarget *target)
+{
+  guint index;
+
+  g_return_if_fail (GG_IS_BUS (self));
+  g_return_if_fail (GG_IS_TARGET (target));
+
+  if (!g_ptr_array_find (self->targets, target, &index))
+    return;
+
+  g_autoptr(GgTarget) keep = g_object_ref (target);
+  forget_target (self, target);
+  g_ptr_array_remove_index (self->targets, index);
+  g_debug ("target removed: %s", gg_target_get_id (target));
+  g_signal_emit (self, signals[SIGNAL_TARGET_REMOVED], 0, target);
+}
+
+/**
+ * gg_bus_lookup_target:
+ * @self: a #GgBus
+ * @id: a target id
+ *
+ * Returns: (transfer none) (nullable): the target with @id
+ */
+GgTarget *
+gg_bus_lookup_target (GgBus      *self,
+                      const char *id)
+{
+  g_return_val_if_fail (GG_IS_BUS (self), NULL);
+  g_return_val_if_fail (id != NULL, NULL);
+
+  for (guint i = 0; i < self->targets->len; i++)
+    {
+      GgTarget *target = g_ptr_array_index (self->targets, i);
+      if (g_str_equal (gg_target_get_id (target), id))
+        return target;
+    }
+  return NULL;
+}
+
+/**
+ * gg_bus_list_targets:
+ * @self: a #GgBus
+ *
+ * Returns: (transfer container) (element-type GgTarget): the targets, in the
+ *   order they were added
+ */
+GPtrArray *
+gg_bus_list_targets (GgBus *self)
+{
+  g_return_val_if_fail (GG_IS_BUS (self), NULL);
+
+  GPtrArray *list = g_ptr_array_new_full (self->targets->len, g_object_unref);
+  for (guint i = 0; i < self->targets->len; i++)
+    g_ptr_array_add (list, g_object_ref (g_ptr_array_index (self->targets, i)));
+  return list;
+}
+
+/* Models --------------------------------------------------------------- */
+
+/**
+ * gg_bus_register_model_type:
+ * @self: a #GgBus
+ * @type: the `type` of model values this factory makes ("scripted")
+ * @factory: the factory
+ * @user_data: data for @factory
+ * @destroy: (nullable): frees @user_data when the bus goes away
+ * @error: return location for a #GError
+ *
+ * Registers a model backend. A type already registered, or the reserved
+ * name "system", fails with %G_IO_ERROR_EXISTS.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+gg_bus_register_model_type (GgBus          *self,
+                            const char     *type,
+                            GgModelFactory  factory,
+                            gpointer        user_data,
+                            GDestroyNotify  destroy,
+                            GError        **error)
+{
+  g_return_val_if_fail (GG_IS_BUS (self), FALSE);
+  g_return_val_if_fail (type != NULL && *type != '\0', FALSE);
+  g_return_val_if_fail (factory != NULL, FALSE);
+
+  if (g_str_equal (type, "system") || g_hash_table_contains (self->model_types, type))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                   "Model type '%s' is already registered", type);
+      return FALSE;
+    }
+
+  ModelType *entry = g_new0 (ModelType, 1);
+  entry->factory = factory;
+  entry->user_data = user_data;
+  entry->destroy = destroy;
+  g_hash_table_insert (self->model_types, g_strdup (type), entry);
+  return TRUE;
+}
+
+/**
+ * gg_bus_has_model_type:
+ * @self: a #GgBus
+ * @type: a model type name
+ *
+ * Returns: %TRUE when a backend registered @type
+ */
+gboolean
+gg_bus_has_model_type (GgBus      *self,
+                       const char *type)
+{
+  g_return_val_if_fail (GG_IS_BUS (self), FALSE);
+  return type != NULL && g_hash_table_contains (self->model_types, type);
+}
+
+static int
+compare_strings (gconstpointer a,
+                 gconstpointer b,
+                 gpointer      user_data)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+/**
+ * gg_bus_list_model_types:
+ * @self: a #GgBus
+ *
+ * Returns: (transfer full): the registered model types, sorted
+ */
+char **
+gg_bus_list_model_types (GgBus *self)
+{
+  g_return_val_if_fail (GG_IS_BUS (self), NULL);
+
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_autofree const char **keys =
+    (const char **) g_hash_table_get_keys_as_array (self->model_types, NULL);
+  for (const char **k = keys; *k != NULL; k++)
+    g_strv_builder_add (builder, *k);
+  char **types = g_strv_builder_end (builder);
+  g_qsort_with_data (types, g_strv_length (types), sizeof (char *), compare_strings, NULL);
+  return types;
+}
+
+/* Model values come as "type" strings or {"type": …} objects; this returns
+ * the object form, or NULL with @error set. */
+static JsonObject *
+normalize_model_spec (JsonNode  *spec,
+                      GError   **error)
+{
+  if (JSON_NODE_HOLDS_VALUE (spec) && json_node_get_value_type (spec) == G_TYPE_STRING)
+    {
+      JsonObject *object = json_object_new ();
+      json_object_set_string_member (object, "type", json_node_get_string (spec));
+      return object;
+    }
+  if (JSON_NODE_HOLDS_OBJECT (spec))
+    {
+      JsonObject *object = json_node_get_object (spec);
+      JsonNode *type = json_object_get_member (object, "type");
+      if (type != NULL && JSON_NODE_HOLDS_VALUE (type) &&
+          json_node_get_value_type (type) == G_TYPE_STRING)
+        return json_object_ref (object);
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           "model.type: must be a string");
+      return NULL;
+    }
+  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                       "model: must be a string or an object with a 'type'");
+  return NULL;
+}
+
+/**
+ * gg_bus_set_default_model:
+ * @self: a #GgBus
+ * @spec: (nullable): the model value `"system"` stands for, or %NULL for none
+ *
+ * Sets the configured default model (`[gateway] default-model`).
+ */
+void
+gg_bus_set_default_model (GgBus    *self,
+                          JsonNode *spec)
+{
+  g_return_if_fail (GG_IS_BUS (self));
+
+  g_clear_pointer (&self->default_model, json_node_unref);
+  if (spec != NULL)
+    self->default_model = json_node_copy (spec);
+}
+
+/**
+ * gg_bus_get_default_model:
+ * @self: a #GgBus
+ *
+ * Returns: (transfer none) (nullable): the model value `"system"` stands for
+ */
+JsonNode *
+gg_bus_get_default_model (GgBus *self)
+{
+  g_return_val_if_fail (GG_IS_BUS (self), NULL);
+  return self->default_model;
+}
+
+/**
+ * gg_bus_create_model:
+ * @self: a #GgBus
+ * @spec: (nullable): a model value: `"system"` (also for %NULL), a type name
+ *   such as `"scripted"`, or an object `{"type": …, …}`
+ * @error: return location for a #GError
+ *
+ * Makes a fresh model for one session. `"system"` resolves to the configured
+ * default; with none configured (or its backend missing) it is a model that
+ * reports itself unavailable and fails every step with
+ * %GG_MODEL_ERROR_MODEL_UNAVAILABLE, so sessions can still be created.
+ * A malformed value fails with %G_IO_ERROR_INVALID_ARGUMENT and an unknown
+ * type with %G_IO_ERROR_NOT_SUPPORTED, their messages naming the member.
+ *
+ * Returns: (transfer full): a new #GgModel, or %NULL with @error set
+ */
+GgModel *
+gg_bus_create_model (GgBus     *self,
+                     JsonNode  *spec,
+                     GError   **error)
+{
+  g_autoptr(JsonNode) system_spec = NULL;
+  gboolean is_system;
+
+  g_return_val_if_fail (GG_IS_BUS (self), NULL);
+
+  is_system = spec == NULL || JSON_NODE_HOLDS_NULL (spec) ||
+              (JSON_NODE_HOLDS_VALUE (spec) &&
+               json_node_get_value_type (spec) == G_TYPE_STRING &&
+               g_str_equal (json_node_get_string (spec), "system"));
+  if (is_system)
+    {
+      if (self->default_model == NULL)
+        return gg_unavailable_model_new ("system",
+                                         "No default model is configured ([gateway] default-model)");
+      spec = self->default_model;
+    }
+
+  g_autoptr(JsonObject) object = normalize_model_spec (spec, error);
+  if (object == NULL)
+    return NULL;
+
+  const char *type = json_object_get_string_member (object, "type");
+  ModelType *entry = g_hash_table_lookup (self->model_types, type);
+  if (entry == NULL)
+    {
+      if (is_system)
+        {
+          g_autofree char *reason =
+            g_strdup_printf ("The default model's type '%s' is not provided by any loaded plugin", type);
+          return gg_unavailable_model_new ("system", reason);
+        }
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "model.type: unknown model type '%s'", type);
+      return NULL;
+    }
+
+  GgModel *model = entry->factory (object, entry->user_data, error);
+  if (model == NULL && error != NULL && *error == NULL)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                 "model: the '%s' backend could not create a model", type);
+  return model;
+}
+
+/* Front ends ----------------------------------------------------------- */
+
+/**
+ * gg_bus_add_frontend:
+ * @self: a #GgBus
+ * @frontend: a front end
+ * @error: return location for a #GError
+ *
+ * Registers @frontend. Its name must be unique (%G_IO_ERROR_EXISTS).
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+gg_bus_add_frontend (GgBus       *self,
+                     GgFrontend  *frontend,
+                     GError     **error)
+{
+  g_return_val_if_fail (GG_IS_BUS (self), FALSE);
+  g_return_val_if_fail (GG_IS_FRONTEND (frontend), FALSE);
+
+  const char *name = gg_frontend_get_name (frontend);
+  if (name == NULL || *name == '\0' || gg_bus_lookup_frontend (self, name) != NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                   "A front end named '%s' is already registered", name ? name : "");
+      return FALSE;
+    }
+  g_ptr_array_add (self->frontends, g_object_ref (frontend));
+  return TRUE;
+}
+
+/**
+ * gg_bus_lookup_frontend:
+ * @self: a #GgBus
+ * @name: a front end name ("oam")
+ *
+ * Returns: (transfer none) (nullable): the front end called @name
+ */
+GgFrontend *
+gg_bus_lookup_frontend (GgBus      *self,
+                        const char *name)
+{
+  g_return_val_if_fail (GG_IS_BUS (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  for (guint i = 0; i < self->frontends->len; i++)
+    {
+      GgFrontend *frontend = g_ptr_array_index (self->frontends, i);
+      if (g_strcmp0 (gg_frontend_get_name (frontend), name) == 0)
+        return frontend;
+    }
+  return NULL;
+}
+
+/**
+ * gg_bus_list_frontends:
+ * @self: a #GgBus
+ *
+ * Returns: (transfer container) (element-type GgFrontend): the front ends,
+ *   in registration order
+ */
+GPtrArray *
+gg_bus_list_frontends (GgBus *self)
+{
+  g_return_val_if_fail (GG_IS_BUS (self), NULL);
+
+  GPtrArray *list = g_ptr_array_new_full (self->frontends->len, g_object_unref);
+  for (guint i = 0; i < self->frontends->len; i++)
+    g_ptr_array_add (list, g_object_ref (g_ptr_array_index (self->frontends, i)));
+  return list;
+}
+
+/* Shutdown ------------------------------------------------------------- */
+
+static void
+complete_shutdown (GgBus    *self,
+                   gboolean  timed_out)
+{
+  g_autoptr(GTask) task = g_steal_pointer (&self->shutdown_task);
+
+  g_clear_handle_id (&self->shutdown_timeout_id, g_source_remove);
+  if (task == NULL)
+    return;
+  if (timed_out)
+    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+                             "%u plugin task(s) did not finish shutting down in time",
+                             self->hold_count);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+static gboolean
+on_shutdown_timeout (gpointer user_data)
+{
+  GgBus *self = user_data;
+
+  self->shutdown_timeout_id = 0;
+  complete_shutdown (self, TRUE);
+  return G_SOURCE_REMOVE;
+}
+
+/**
+ * gg_bus_hold:
+ * @self: a #GgBus
+ *
+ * Keeps a pending gg_bus_shutdown_async() from completing until the matching
+ * gg_bus_release().
+ */
+void
+gg_bus_hold (GgBus *self)
+{
+  g_return_if_fail (GG_IS_BUS (self));
+  self->hold_count++;
+}
+
+/**
+ * gg_bus_release:
+ * @self: a #GgBus
+ *
+ * Drops a hold taken with gg_bus_hold().
+ */
+void
+gg_bus_release (GgBus *self)
+{
+  g_return_if_fail (GG_IS_BUS (self));
+  g_return_if_fail (self->hold_count > 0);
+
+  if (--self->hold_count == 0 && self->shutdown_task != NULL)
+    complete_shutdown (self, FALSE);
+}
+
+/**
+ * gg_bus_is_shutting_down:
+ * @self: a #GgBus
+ *
+ * Returns: %TRUE once gg_bus_shutdown_async() was called
+ */
+gboolean
+gg_bus_is_shutting_down (GgBus *self)
+{
+  g_return_val_if_fail (GG_IS_BUS (self), FALSE);
+  return self->shutting_down;
+}
+
+/**
+ * gg_bus_shutdown_async:
+ * @self: a #GgBus
+ * @timeout_ms: how long to wait for holders, 0 = forever
+ * @callback: called when every holder released the bus, or on timeout
+ * @user_data: data for @callback
+ *
+ * Emits #GgBus::shutdown and waits for the plugins to finish their cleanup.
+ */
+void
+gg_bus_shutdown_async (GgBus               *self,
+                       guint                timeout_ms,
+                       GAsyncReadyCallback  callback,
+                       gpointer             user_data)
+{
+  g_return_if_fail (GG_IS_BUS (self));
+
+  GTask *task = g_task_new (self, NULL, callback, user_data);
+  g_task_set_source_tag (task, gg_bus_shutdown_async);
+  if (self->shutdown_task != NULL)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_PENDING,
+                               "The bus is already shutting down");
+      g_object_unref (task);
+      return;
+    }
+
+  self->shutdown_task = task;
+  self->shutting_down = TRUE;
+  gg_bus_hold (self); /* so a handler that holds and releases at once cannot complete us early */
+  g_signal_emit (self, signals[SIGNAL_SHUTDOWN], 0);
+  if (timeout_ms > 0 && self->shutdown_task != NULL)
+    self->shutdown_timeout_id = g_timeout_add (timeout_ms, on_shutdown_timeout, self);
+  gg_bus_release (self);
+}
+
+/**
+ * gg_bus_shutdown_finish:
+ * @self: a #GgBus
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError (%G_IO_ERROR_TIMED_OUT)
+ *
+ * Returns: %TRUE when every plugin finished its cleanup in time
+ */
+gboolean
+gg_bus_shutdown_finish (GgBus         *self,
+                        GAsyncResult  *result,
+                        GError       **error)
+{
+  g_return_val_if_fail (GG_IS_BUS (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}

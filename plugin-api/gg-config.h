@@ -72,5 +72,9 @@ void        gg_config_set_invalid     (GgConfig   *self,
                                        const char *format,
                                        ...) G_GNUC_PRINTF (5, 6);
 char      **gg_config_list_unread     (GgConfig *self);
+char      **gg_config_list_groups     (GgConfig *self);
+char       *gg_config_get_location    (GgConfig   *self,
+                                       const char *group,
+                                       const char *key);
 
 G_END_DECLS

@@ -1,1 +1,291 @@
-#include "gamegate.h"
+/* gg-target.c: the GgTarget interface.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "gg-target.h"
+
+G_DEFINE_QUARK (gg-target-error-quark, gg_target_error)
+
+G_DEFINE_INTERFACE (GgTarget, gg_target, G_TYPE_OBJECT)
+
+enum {
+  SIGNAL_TOOLS_CHANGED,
+  SIGNAL_EVENT,
+  SIGNAL_STATUS_CHANGED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void
+gg_target_default_init (GgTargetInterface *iface)
+{
+  /**
+   * GgTarget::tools-changed:
+   *
+   * The target's tool list changed; fetch it again.
+   */
+  signals[SIGNAL_TOOLS_CHANGED] =
+    g_signal_new ("tools-changed", G_TYPE_FROM_INTERFACE (iface), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+
+  /**
+   * GgTarget::event:
+   * @channel: the event channel
+   * @seq: the sequence number within @channel
+   * @payload: the event's JSON payload
+   *
+   * An event from the game, emitted in order per channel.
+   */
+  signals[SIGNAL_EVENT] =
+    g_signal_new ("event", G_TYPE_FROM_INTERFACE (iface), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 3,
+                  G_TYPE_STRING, G_TYPE_UINT64,
+                  JSON_TYPE_NODE | G_SIGNAL_TYPE_STATIC_SCOPE);
+
+  /**
+   * GgTarget::status-changed:
+   *
+   * gg_target_get_info() would now report another `status`.
+   */
+  signals[SIGNAL_STATUS_CHANGED] =
+    g_signal_new ("status-changed", G_TYPE_FROM_INTERFACE (iface), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+}
+
+/**
+ * gg_target_get_id:
+ * @self: a #GgTarget
+ *
+ * Returns: (transfer none): the stable id, `<connector>:<name>`
+ */
+const char *
+gg_target_get_id (GgTarget *self)
+{
+  g_return_val_if_fail (GG_IS_TARGET (self), NULL);
+  return GG_TARGET_GET_IFACE (self)->get_id (self);
+}
+
+/**
+ * gg_target_get_info:
+ * @self: a #GgTarget
+ *
+ * Returns: (transfer full): a JSON object describing the instance
+ */
+JsonObject *
+gg_target_get_info (GgTarget *self)
+{
+  GgTargetInterface *iface;
+
+  g_return_val_if_fail (GG_IS_TARGET (self), NULL);
+
+  iface = GG_TARGET_GET_IFACE (self);
+  if (iface->get_info != NULL)
+    return iface->get_info (self);
+
+  JsonObject *info = json_object_new ();
+  json_object_set_string_member (info, "id", gg_target_get_id (self));
+  return info;
+}
+
+/* Answers an async call a target does not implement. */
+static void
+report_unsupported (GgTarget            *self,
+                    GAsyncReadyCallback  callback,
+                    gpointer             user_data,
+                    gpointer             source_tag,
+                    const char          *what)
+{
+  g_task_report_new_error (self, callback, user_data, source_tag,
+                           G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                           "Target '%s' does not support %s",
+                           gg_target_get_id (self), what);
+}
+
+/**
+ * gg_target_list_tools_async:
+ * @self: a #GgTarget
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called when the list is known
+ * @user_data: data for @callback
+ *
+ * Fetches the target's tools.
+ */
+void
+gg_target_list_tools_async (GgTarget            *self,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  g_return_if_fail (GG_IS_TARGET (self));
+
+  GgTargetInterface *iface = GG_TARGET_GET_IFACE (self);
+  if (iface->list_tools_async == NULL)
+    {
+      report_unsupported (self, callback, user_data,
+                               gg_target_list_tools_async, "listing tools");
+      return;
+    }
+  iface->list_tools_async (self, cancellable, callback, user_data);
+}
+
+/**
+ * gg_target_list_tools_finish:
+ * @self: a #GgTarget
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): `[{"name","description","parameters","tags"?}]`,
+ *   or %NULL with @error set
+ */
+JsonArray *
+gg_target_list_tools_finish (GgTarget      *self,
+                             GAsyncResult  *result,
+                             GError       **error)
+{
+  g_return_val_if_fail (GG_IS_TARGET (self), NULL);
+
+  if (g_async_result_is_tagged (result, gg_target_list_tools_async))
+    return g_task_propagate_pointer (G_TASK (result), error);
+  return GG_TARGET_GET_IFACE (self)->list_tools_finish (self, result, error);
+}
+
+/**
+ * gg_target_call_tool_async:
+ * @self: a #GgTarget
+ * @name: the tool's name
+ * @arguments: (nullable): the tool's arguments
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called with the tool's result
+ * @user_data: data for @callback
+ *
+ * Runs one tool of the game.
+ */
+void
+gg_target_call_tool_async (GgTarget            *self,
+                           const char          *name,
+                           JsonObject          *arguments,
+                           GCancellable        *cancellable,
+                           GAsyncReadyCallback  callback,
+                           gpointer             user_data)
+{
+  g_return_if_fail (GG_IS_TARGET (self));
+  g_return_if_fail (name != NULL);
+
+  GgTargetInterface *iface = GG_TARGET_GET_IFACE (self);
+  if (iface->call_tool_async == NULL)
+    {
+      report_unsupported (self, callback, user_data,
+                               gg_target_call_tool_async, "tool calls");
+      return;
+    }
+  iface->call_tool_async (self, name, arguments, cancellable, callback, user_data);
+}
+
+/**
+ * gg_target_call_tool_finish:
+ * @self: a #GgTarget
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError (%GG_TARGET_ERROR and others)
+ *
+ * Returns: (transfer full): the tool's JSON output, or %NULL with @error set
+ */
+JsonNode *
+gg_target_call_tool_finish (GgTarget      *self,
+                            GAsyncResult  *result,
+                            GError       **error)
+{
+  g_return_val_if_fail (GG_IS_TARGET (self), NULL);
+
+  if (g_async_result_is_tagged (result, gg_target_call_tool_async))
+    return g_task_propagate_pointer (G_TASK (result), error);
+  return GG_TARGET_GET_IFACE (self)->call_tool_finish (self, result, error);
+}
+
+/**
+ * gg_target_get_state_async:
+ * @self: a #GgTarget
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called with the state
+ * @user_data: data for @callback
+ *
+ * Reads the game's state.
+ */
+void
+gg_target_get_state_async (GgTarget            *self,
+                           GCancellable        *cancellable,
+                           GAsyncReadyCallback  callback,
+                           gpointer             user_data)
+{
+  g_return_if_fail (GG_IS_TARGET (self));
+
+  GgTargetInterface *iface = GG_TARGET_GET_IFACE (self);
+  if (iface->get_state_async == NULL)
+    {
+      report_unsupported (self, callback, user_data,
+                               gg_target_get_state_async, "reading state");
+      return;
+    }
+  iface->get_state_async (self, cancellable, callback, user_data);
+}
+
+/**
+ * gg_target_get_state_finish:
+ * @self: a #GgTarget
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): the state, or %NULL with @error set
+ */
+JsonNode *
+gg_target_get_state_finish (GgTarget      *self,
+                            GAsyncResult  *result,
+                            GError       **error)
+{
+  g_return_val_if_fail (GG_IS_TARGET (self), NULL);
+
+  if (g_async_result_is_tagged (result, gg_target_get_state_async))
+    return g_task_propagate_pointer (G_TASK (result), error);
+  return GG_TARGET_GET_IFACE (self)->get_state_finish (self, result, error);
+}
+
+/**
+ * gg_target_emit_event:
+ * @self: a #GgTarget
+ * @channel: the event channel
+ * @seq: the event's sequence number in @channel
+ * @payload: the event's payload
+ *
+ * For connectors: reports an event of the game. Emit events of one channel
+ * in order; the bus forwards them as they come.
+ */
+void
+gg_target_emit_event (GgTarget   *self,
+                      const char *channel,
+                      guint64     seq,
+                      JsonNode   *payload)
+{
+  g_return_if_fail (GG_IS_TARGET (self));
+  g_return_if_fail (channel != NULL);
+  g_return_if_fail (payload != NULL);
+
+  g_signal_emit (self, signals[SIGNAL_EVENT], 0, channel, seq, payload);
+}
+
+/** gg_target_emit_tools_changed: @self: a #GgTarget. For connectors. */
+void
+gg_target_emit_tools_changed (GgTarget *self)
+{
+  g_return_if_fail (GG_IS_TARGET (self));
+  g_signal_emit (self, signals[SIGNAL_TOOLS_CHANGED], 0);
+}
+
+/** gg_target_emit_status_changed: @self: a #GgTarget. For connectors. */
+void
+gg_target_emit_status_changed (GgTarget *self)
+{
+  g_return_if_fail (GG_IS_TARGET (self));
+  g_signal_emit (self, signals[SIGNAL_STATUS_CHANGED], 0);
+}
