@@ -165,7 +165,7 @@ gg_gabp_server_set_limits (GgGabpServer *self,
  * gg_gabp_write_bridge_file:
  * @path: the file
  * @token: the token
- * @port: the TCP port
+ * @port: the TCP port, 0 for the stdio transport
  * @error: return location for a #GError
  *
  * Writes the bridge config file of the GABP spec, mode 0600, atomically.
@@ -201,9 +201,9 @@ gg_gabp_write_bridge_file (const char  *path,
   json_builder_set_member_name (builder, "transport");
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "type");
-  json_builder_add_string_value (builder, "tcp");
+  json_builder_add_string_value (builder, port != 0 ? "tcp" : "stdio");
   json_builder_set_member_name (builder, "address");
-  json_builder_add_string_value (builder, address);
+  json_builder_add_string_value (builder, port != 0 ? address : "");
   json_builder_end_object (builder);
   json_builder_set_member_name (builder, "metadata");
   json_builder_begin_object (builder);
@@ -384,21 +384,41 @@ gg_gabp_server_get_session_count (GgGabpServer *self)
 }
 
 /**
- * gg_gabp_server_serve_streams:
- * @self: a server with a token
- * @input: where the bridge's messages come from (stdin)
- * @output: where answers go (stdout)
+ * gg_gabp_server_prepare_stdio:
+ * @self: a server
+ * @error: return location for a #GError
  *
- * Serves one bridge over a pair of streams, the GABP stdio transport.
+ * Before serving on stdio: makes sure there is a token, writing a generated
+ * one to the bridge file (transport "stdio").
+ *
+ * Returns: %TRUE when ready
+ */
+gboolean
+gg_gabp_server_prepare_stdio (GgGabpServer  *self,
+                              GError       **error)
+{
+  if (self->token != NULL)
+    return TRUE;
+  if (!gg_gabp_server_ensure_token (self, error))
+    return FALSE;
+  return self->bridge_file == NULL ||
+         gg_gabp_write_bridge_file (self->bridge_file, self->token, 0, error);
+}
+
+/**
+ * gg_gabp_server_serve_stream:
+ * @self: a server with a token
+ * @stream: the bridge's connection (stdin/stdout for the stdio transport)
+ *
+ * Serves one bridge on @stream.
  *
  * Returns: (transfer none): the session; it emits `closed` when done
  */
 GgGabpSession *
-gg_gabp_server_serve_streams (GgGabpServer  *self,
-                              GInputStream  *input,
-                              GOutputStream *output)
+gg_gabp_server_serve_stream (GgGabpServer *self,
+                             GIOStream    *stream)
 {
-  g_autoptr(GgGabpCodec) codec = gg_gabp_codec_new_for_streams (input, output, self->schemas);
+  g_autoptr(GgGabpCodec) codec = gg_gabp_codec_new (stream, self->schemas);
 
   return add_session (self, codec);
 }

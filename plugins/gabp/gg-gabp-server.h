@@ -38,9 +38,10 @@ const char    *gg_gabp_server_get_token           (GgGabpServer *self);
 gboolean       gg_gabp_server_ensure_token        (GgGabpServer  *self,
                                                    GError       **error);
 guint          gg_gabp_server_get_session_count   (GgGabpServer *self);
-GgGabpSession *gg_gabp_server_serve_streams       (GgGabpServer  *self,
-                                                   GInputStream  *input,
-                                                   GOutputStream *output);
+GgGabpSession *gg_gabp_server_serve_stream        (GgGabpServer  *self,
+                                                   GIOStream     *stream);
+gboolean       gg_gabp_server_prepare_stdio       (GgGabpServer  *self,
+                                                   GError       **error);
 gboolean       gg_gabp_write_bridge_file          (const char  *path,
                                                    const char  *token,
                                                    guint16      port,
