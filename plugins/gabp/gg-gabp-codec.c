@@ -200,6 +200,25 @@ lenient_hello (JsonObject   *object,
   return g_strcmp0 (path, "#/params/platform") == 0;
 }
 
+/* Older bridges send tools/call `parameters` (Lib.GAB still accepts it);
+ * 1.0 calls it `arguments`. */
+static void
+normalize_old_tools_call (JsonObject *object)
+{
+  JsonNode *params = json_object_get_member (object, "params");
+  JsonObject *p;
+
+  if (g_strcmp0 (string_member (object, "method"), "tools/call") != 0 ||
+      params == NULL || !JSON_NODE_HOLDS_OBJECT (params))
+    return;
+  p = json_node_get_object (params);
+  if (json_object_has_member (p, "parameters") && !json_object_has_member (p, "arguments"))
+    {
+      json_object_set_member (p, "arguments", json_node_copy (json_object_get_member (p, "parameters")));
+      json_object_remove_member (p, "parameters");
+    }
+}
+
 /**
  * gg_gabp_codec_process:
  * @self: a codec
@@ -241,6 +260,8 @@ gg_gabp_codec_process (GgGabpCodec *self,
 
   if (g_strcmp0 (type, "response") == 0)
     request_method = steal_method (self->sent, id);
+  else if (g_strcmp0 (type, "request") == 0)
+    normalize_old_tools_call (object);
 
   if (self->validate &&
       !gg_gabp_schemas_validate (self->schemas, node, request_method, &envelope_ok, &error) &&

@@ -146,6 +146,9 @@ frontend_run_stdio_async (GgFrontend          *frontend,
   g_autoptr(GError) error = NULL;
   StdioData *data;
 
+  /* Cancelling is the normal way to end (SIGTERM): not an error. */
+  g_task_set_check_cancellable (task, FALSE);
+
   if (!gg_gabp_server_prepare_stdio (self->server, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));

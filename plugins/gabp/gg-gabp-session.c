@@ -369,8 +369,6 @@ call_with_catalog (Pending  *p,
       return;
     }
   args = json_object_get_member (p->params, "arguments");
-  if (args == NULL)
-    args = json_object_get_member (p->params, "parameters");  /* older bridges */
   if (args != NULL && !JSON_NODE_HOLDS_OBJECT (args))
     {
       reply_error (self, p->id, GG_GABP_ERROR_INVALID_PARAMS, "arguments must be an object");

@@ -85,6 +85,15 @@ on_closed (GgFramedStream *stream,
   peer->closed = TRUE;
 }
 
+/* Starts reading on a peer whose connection and stream are set. */
+void
+test_peer_attach (TestPeer *peer)
+{
+  g_signal_connect (peer->stream, "message", G_CALLBACK (on_message), peer);
+  g_signal_connect (peer->stream, "closed", G_CALLBACK (on_closed), peer);
+  gg_framed_stream_start (peer->stream);
+}
+
 TestPeer *
 test_peer_connect (guint16 port)
 {

@@ -28,6 +28,7 @@ typedef struct {
 
 TestPeer   *test_peer_connect       (guint16 port);
 void        test_peer_free          (TestPeer *peer);
+void        test_peer_attach        (TestPeer *peer);
 void        test_peer_send_raw      (TestPeer *peer, const char *data, gsize length);
 void        test_peer_send          (TestPeer *peer, const char *json);
 char       *test_peer_request       (TestPeer *peer, const char *method, const char *params_json);
