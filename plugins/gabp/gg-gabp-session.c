@@ -165,7 +165,7 @@ handle_hello (GgGabpSession *self,
   g_autoptr(JsonObject) caps = json_object_new ();
   g_autoptr(JsonObject) limits = json_object_new ();
   g_autoptr(JsonObject) server = json_object_new ();
-  JsonArray *methods = json_array_new ();
+  JsonArray *methods;
   const char *method_names[] = { "session/hello", "tools/list", "tools/call",
                                  "events/subscribe", "events/unsubscribe" };
 
@@ -179,6 +179,7 @@ handle_hello (GgGabpSession *self,
     }
   self->authenticated = TRUE;
 
+  methods = json_array_new ();
   json_object_set_string_member (result, "agentId", "gamegate");
   json_object_set_string_member (app, "name", "gamegate");
   json_object_set_string_member (app, "version", PACKAGE_VERSION);

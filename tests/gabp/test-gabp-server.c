@@ -208,13 +208,15 @@ test_wrong_token (Fixture *f, gconstpointer data)
   g_autoptr(JsonObject) second = test_peer_hello (f->peer, TEST_TOKEN "0");
   g_autoptr(JsonObject) third = test_peer_hello (f->peer, TEST_TOKEN2);
   g_autofree char *text = NULL;
+  g_autoptr(JsonNode) node = NULL;
 
   g_assert_cmpint (test_response_error_code (first), ==, -31000);
   g_assert_cmpint (test_response_error_code (list), ==, -31001);
   g_assert_cmpint (test_response_error_code (second), ==, -31000);
   g_assert_cmpint (test_response_error_code (third), ==, -31000);
   /* Neither token is ever echoed. */
-  text = json_to_string (json_node_init_object (json_node_alloc (), first), FALSE);
+  node = json_node_init_object (json_node_alloc (), first);
+  text = json_to_string (node, FALSE);
   g_assert_null (strstr (text, TEST_TOKEN2));
   /* Three strikes and the connection is closed. */
   g_assert_true (test_peer_wait_closed (f->peer, 2000));
