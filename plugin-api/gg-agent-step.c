@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gg-agent-turn-private.h"
+#include "gg-json.h"
 #include "gg-model-private.h"
 #include "gg-tool-invocation-private.h"
 
@@ -39,8 +40,7 @@ model_tool (JsonObject *definition)
   JsonObject *tool = json_object_new ();
   JsonNode *member;
 
-  json_object_set_string_member (tool, "name",
-                                 json_object_get_string_member_with_default (definition, "name", ""));
+  json_object_set_string_member (tool, "name", _gg_model_json_get_string (definition, "name"));
   member = json_object_get_member (definition, "description");
   if (member != NULL && JSON_NODE_HOLDS_VALUE (member))
     json_object_set_member (tool, "description", json_node_copy (member));
@@ -69,10 +69,35 @@ static void
 show_tool (GgAgentTurn *self,
            const char  *name,
            JsonObject  *definition,
-           JsonObject  *shown)
+           JsonObject  *shown,
+           gsize        bytes)
 {
   g_hash_table_insert (self->visible, (gpointer) name, definition);
+  /* Brackets, then a comma before every tool but the first. */
+  self->request_tools_bytes += bytes + (json_array_get_length (self->request_tools) > 0 ? 1 : 2);
   json_array_add_object_element (self->request_tools, shown);
+}
+
+/* Made once per turn: every step shows the same definitions. */
+static void
+show_cached_tool (GgAgentTurn *self,
+                  const char  *name,
+                  JsonObject  *definition)
+{
+  JsonObject *tool = g_hash_table_lookup (self->model_tools, name);
+
+  if (tool == NULL)
+    {
+      g_autoptr(JsonNode) node = NULL;
+
+      tool = model_tool (definition);
+      node = json_node_init_object (json_node_alloc (), tool);
+      /* Keyed by the definition's own name string, alive as long as the turn. */
+      g_hash_table_insert (self->model_tools, (gpointer) name, tool);
+      g_hash_table_insert (self->model_tool_bytes, (gpointer) name, GSIZE_TO_POINTER (_gg_model_json_size (node)));
+    }
+  show_tool (self, name, definition, json_object_ref (tool),
+             GPOINTER_TO_SIZE (g_hash_table_lookup (self->model_tool_bytes, name)));
 }
 
 static void
@@ -85,6 +110,7 @@ choose_tools (GgAgentTurn *self)
   g_clear_pointer (&self->request_tools, json_array_unref);
   self->visible = g_hash_table_new (g_str_hash, g_str_equal);
   self->request_tools = json_array_new ();
+  self->request_tools_bytes = 0;
 
   if (self->completed_rounds >= self->policy.max_tool_rounds || self->force_none)
     self->mode = GG_TOOL_MODE_NONE;
@@ -105,7 +131,7 @@ choose_tools (GgAgentTurn *self)
       JsonObject *definition = g_hash_table_lookup (self->tool_index, self->policy.forced_tool);
 
       /* run_async() checked the name. */
-      show_tool (self, self->policy.forced_tool, definition, model_tool (definition));
+      show_cached_tool (self, _gg_model_json_get_string (definition, "name"), definition);
       return;
     }
 
@@ -118,20 +144,22 @@ choose_tools (GgAgentTurn *self)
       if (!JSON_NODE_HOLDS_OBJECT (node))
         continue;
       definition = json_node_get_object (node);
-      name = json_object_get_string_member_with_default (definition, "name", NULL);
+      name = _gg_model_json_get_string (definition, "name");
       /* Only the first definition of a name counts (the index holds it). */
       if (name == NULL || g_hash_table_lookup (self->tool_index, name) != definition ||
           !tool_enabled (self, name))
         continue;
-      show_tool (self, name, definition, model_tool (definition));
+      show_cached_tool (self, name, definition);
     }
 
   if (first && choice == GG_TOOL_CHOICE_EXPLICIT &&
       !g_hash_table_contains (self->visible, GG_RESPOND_DIRECTLY_TOOL))
     {
       /* The built-in has no definition of the caller's: NULL marks it. */
-      g_hash_table_insert (self->visible, (gpointer) GG_RESPOND_DIRECTLY_TOOL, NULL);
-      json_array_add_object_element (self->request_tools, respond_directly_definition ());
+      JsonObject *builtin = respond_directly_definition ();
+      g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), builtin);
+
+      show_tool (self, GG_RESPOND_DIRECTLY_TOOL, NULL, builtin, _gg_model_json_size (node));
     }
 }
 
@@ -140,7 +168,7 @@ choose_tools (GgAgentTurn *self)
 static gboolean
 is_user_entry (JsonObject *entry)
 {
-  return g_strcmp0 (json_object_get_string_member_with_default (entry, "role", NULL), "user") == 0;
+  return g_strcmp0 (_gg_model_json_get_string (entry, "role"), "user") == 0;
 }
 
 /* Tokens estimated as (bytes + 3) / 4 of what the model is shown. Hides the
@@ -157,17 +185,7 @@ fit_context (GgAgentTurn  *self,
 
   if (self->instructions != NULL)
     bytes += strlen (self->instructions);
-  if (json_array_get_length (self->request_tools) > 0)
-    {
-      g_autoptr(JsonNode) node = json_node_init_array (json_node_alloc (), self->request_tools);
-      g_autoptr(JsonGenerator) generator = json_generator_new ();
-      g_autofree char *text = NULL;
-      gsize length = 0;
-
-      json_generator_set_root (generator, node);
-      text = json_generator_to_data (generator, &length);
-      bytes += length;
-    }
+  bytes += self->request_tools_bytes;
   for (guint i = self->trim_start; i < self->history->len; i++)
     history_bytes += g_array_index (self->history_bytes, gsize, i);
 
@@ -219,7 +237,7 @@ step_object (GgAgentTurn *self)
 
 /* Starts the next model step: tools, budget, `modelStep`, inference. */
 void
-gg_agent_turn_start_step (GgAgentTurn *self)
+_gg_agent_turn_start_step (GgAgentTurn *self)
 {
   g_autoptr(GError) error = NULL;
   JsonObject *step;
@@ -228,7 +246,7 @@ gg_agent_turn_start_step (GgAgentTurn *self)
   choose_tools (self);
   if (!fit_context (self, &error))
     {
-      gg_agent_turn_fail (self, g_steal_pointer (&error));
+      _gg_agent_turn_fail (self, g_steal_pointer (&error));
       return;
     }
 
@@ -237,7 +255,7 @@ gg_agent_turn_start_step (GgAgentTurn *self)
   event = json_object_new ();
   json_object_set_string_member (event, "type", "modelStep");
   json_object_set_object_member (event, "step", step);
-  gg_agent_turn_emit (self, event);
+  _gg_agent_turn_emit (self, event);
   if (self->state != TURN_RUNNING)
     return;
 
@@ -301,7 +319,7 @@ on_step_done (GObject      *source,
           run_attempt (self);
           return;
         }
-      gg_agent_turn_fail (self, error);
+      _gg_agent_turn_fail (self, error);
       return;
     }
 
@@ -314,15 +332,15 @@ on_step_done (GObject      *source,
       if (self->mode == GG_TOOL_MODE_NONE)
         {
           gg_model_reply_free (reply);
-          gg_agent_turn_fail (self, gg_model_error_new (GG_MODEL_ERROR_GENERATION_FAILED, NULL,
-                                                        "The model called a tool while tools were disabled"));
+          _gg_agent_turn_fail (self, gg_model_error_new (GG_MODEL_ERROR_GENERATION_FAILED, NULL,
+                                                         "The model called a tool while tools were disabled"));
           return;
         }
-      gg_agent_turn_run_round (self, reply->tool_calls);
+      _gg_agent_turn_run_round (self, reply->tool_calls);
       gg_model_reply_free (reply);
       return;
     }
-  gg_agent_turn_answer (self, reply);
+  _gg_agent_turn_answer (self, reply);
 }
 
 static void
@@ -350,18 +368,18 @@ run_attempt (GgAgentTurn *self)
   request->stream = self->stream;
 
   self->step_streamed = FALSE;
-  gg_model_step_async (self->model, request, gg_agent_turn_on_delta, self,
+  gg_model_step_async (self->model, request, _gg_agent_turn_on_delta, self,
                        self->cancellable, on_step_done, g_object_ref (self));
 }
 
 /* ---- tool rounds ------------------------------------------------------- */
 
 void
-gg_round_call_free (GgRoundCall *rc)
+_gg_round_call_free (GgRoundCall *rc)
 {
-  g_clear_handle_id (&rc->timeout_id, g_source_remove);
+  _gg_agent_clear_source (&rc->timeout);
   if (rc->invocation != NULL)
-    gg_tool_invocation_abandon (rc->invocation, "Error: The turn was cancelled.");
+    _gg_tool_invocation_abandon (rc->invocation, "Error: The turn was cancelled.");
   g_clear_object (&rc->invocation);
   g_clear_pointer (&rc->call, json_object_unref);
   g_free (rc->reject);
@@ -371,8 +389,8 @@ gg_round_call_free (GgRoundCall *rc)
 
 /* Stops waiting for every call still outstanding. */
 void
-gg_agent_turn_abandon_round (GgAgentTurn *self,
-                             const char  *reason)
+_gg_agent_turn_abandon_round (GgAgentTurn *self,
+                              const char  *reason)
 {
   for (guint i = 0; i < self->round->len; i++)
     {
@@ -382,9 +400,9 @@ gg_agent_turn_abandon_round (GgAgentTurn *self,
       if (rc->done)
         continue;
       rc->done = TRUE;
-      g_clear_handle_id (&rc->timeout_id, g_source_remove);
+      _gg_agent_clear_source (&rc->timeout);
       if (invocation != NULL)
-        gg_tool_invocation_abandon (invocation, reason);
+        _gg_tool_invocation_abandon (invocation, reason);
     }
 }
 
@@ -401,7 +419,7 @@ round_done (GgAgentTurn *self)
     }
   json_object_set_string_member (entry, "role", "assistant");
   json_object_set_array_member (entry, "toolCalls", calls);
-  gg_agent_turn_add_entry (self, entry);
+  _gg_agent_turn_add_entry (self, entry);
 
   for (guint i = 0; i < self->round->len; i++)
     {
@@ -412,11 +430,11 @@ round_done (GgAgentTurn *self)
       json_object_set_string_member (entry, "callId", json_object_get_string_member (rc->call, "id"));
       json_object_set_string_member (entry, "name", json_object_get_string_member (rc->call, "name"));
       json_object_set_string_member (entry, "output", rc->model_text);
-      gg_agent_turn_add_entry (self, entry);
+      _gg_agent_turn_add_entry (self, entry);
     }
 
   self->completed_rounds++;
-  gg_agent_turn_start_step (self);
+  _gg_agent_turn_start_step (self);
 }
 
 static void
@@ -432,17 +450,17 @@ complete_call (GgRoundCall *rc,
   if (rc->done)
     return;
   rc->done = TRUE;
-  g_clear_handle_id (&rc->timeout_id, g_source_remove);
+  _gg_agent_clear_source (&rc->timeout);
   g_clear_object (&rc->invocation);
   if (self->state != TURN_RUNNING)
     return;
 
-  rc->model_text = gg_tool_output_to_model_text (output, is_error);
+  rc->model_text = _gg_tool_output_to_model_text (output, is_error);
   elapsed_us = rc->started_us != 0 ? g_get_monotonic_time () - rc->started_us : 0;
 
   record = json_object_new ();
   json_object_set_object_member (record, "call", json_object_ref (rc->call));
-  json_object_set_member (record, "output", gg_model_json_deep_copy (output));
+  json_object_set_member (record, "output", gg_json_copy (output));
   json_object_set_boolean_member (record, "isError", is_error);
   /* Milliseconds are all a duration needs, and keep the JSON short. */
   json_object_set_double_member (record, "durationSeconds", (double) ((elapsed_us + 500) / 1000) / 1000.0);
@@ -451,7 +469,7 @@ complete_call (GgRoundCall *rc,
   event = json_object_new ();
   json_object_set_string_member (event, "type", "toolCallCompleted");
   json_object_set_object_member (event, "record", record);
-  gg_agent_turn_emit (self, event);
+  _gg_agent_turn_emit (self, event);
 
   self->outstanding--;
   if (!self->dispatching && self->outstanding == 0 && self->state == TURN_RUNNING)
@@ -495,15 +513,15 @@ on_call_timeout (gpointer user_data)
   g_autofree char *message = NULL;
   g_autofree char *reason = NULL;
 
-  rc->timeout_id = 0;
+  _gg_agent_clear_source (&rc->timeout);
   message = g_strdup_printf ("Tool '%s' timed out after %ss.",
                              json_object_get_string_member (rc->call, "name"), seconds);
   reason = g_strconcat ("Error: ", message, NULL);
-  /* The record first, then the executor learns it was abandoned: whatever
-   * the executor does on cancellation comes after the completion. */
-  complete_with_error (rc, message);
+  /* The executor learns first that nobody waits any more (oam: tool/cancel),
+   * then the model gets the error output and the turn goes on. */
   if (invocation != NULL)
-    gg_tool_invocation_abandon (invocation, reason);
+    _gg_tool_invocation_abandon (invocation, reason);
+  complete_with_error (rc, message);
   return G_SOURCE_REMOVE;
 }
 
@@ -539,10 +557,10 @@ start_call (GgAgentTurn *self,
   rc->started_us = g_get_monotonic_time ();
   rc->timeout_ms = call_timeout_ms (self, rc->tool);
   self->tool_ran = TRUE;
-  invocation = gg_tool_invocation_new (rc->call, rc->tool, on_invocation_return, rc);
+  invocation = _gg_tool_invocation_new (rc->call, rc->tool, on_invocation_return, rc);
   rc->invocation = g_object_ref (invocation);
   if (rc->timeout_ms > 0)
-    rc->timeout_id = g_timeout_add_full (G_PRIORITY_DEFAULT, (guint) MIN (rc->timeout_ms, G_MAXUINT),
+    rc->timeout = _gg_agent_turn_attach (self, g_timeout_source_new ((guint) MIN (rc->timeout_ms, G_MAXUINT)),
                                          on_call_timeout, rc, NULL);
   if (self->executor != NULL)
     self->executor (invocation, self->executor_data);
@@ -559,7 +577,7 @@ make_call (GgAgentTurn *self,
            const char  *name)
 {
   JsonObject *call = json_object_new ();
-  const char *id = given != NULL ? json_object_get_string_member_with_default (given, "id", NULL) : NULL;
+  const char *id = _gg_model_json_get_string (given, "id");
   JsonNode *arguments = given != NULL ? json_object_get_member (given, "arguments") : NULL;
 
   if (id != NULL && *id != '\0')
@@ -571,7 +589,7 @@ make_call (GgAgentTurn *self,
     }
   json_object_set_string_member (call, "name", name);
   if (arguments != NULL && !JSON_NODE_HOLDS_NULL (arguments))
-    json_object_set_member (call, "arguments", gg_model_json_deep_copy (arguments));
+    json_object_set_member (call, "arguments", gg_json_copy (arguments));
   else
     json_object_set_object_member (call, "arguments", json_object_new ());
   return call;
@@ -579,8 +597,8 @@ make_call (GgAgentTurn *self,
 
 /* One tool round: every call of the step, run in parallel. */
 void
-gg_agent_turn_run_round (GgAgentTurn *self,
-                         JsonArray   *tool_calls)
+_gg_agent_turn_run_round (GgAgentTurn *self,
+                          JsonArray   *tool_calls)
 {
   g_autoptr(GgAgentTurn) hold = g_object_ref (self);
 
@@ -591,7 +609,7 @@ gg_agent_turn_run_round (GgAgentTurn *self,
     {
       JsonNode *node = json_array_get_element (tool_calls, i);
       JsonObject *given = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-      const char *name = given != NULL ? json_object_get_string_member_with_default (given, "name", "") : "";
+      const char *name = _gg_model_json_get_string (given, "name");
       GgRoundCall *rc;
 
       if (name == NULL)
@@ -623,7 +641,7 @@ gg_agent_turn_run_round (GgAgentTurn *self,
     self->force_none = TRUE;
   if (self->round->len == 0)
     {
-      gg_agent_turn_start_step (self);
+      _gg_agent_turn_start_step (self);
       return;
     }
 
@@ -635,7 +653,7 @@ gg_agent_turn_run_round (GgAgentTurn *self,
       json_object_set_string_member (event, "type", "toolCallStarted");
       json_object_set_object_member (event, "call", json_object_ref (rc->call));
       json_object_set_string_member (event, "execution", "client");
-      gg_agent_turn_emit (self, event);
+      _gg_agent_turn_emit (self, event);
     }
 
   /* Executors may answer at once; the round goes on only after all calls

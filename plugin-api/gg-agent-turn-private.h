@@ -27,7 +27,7 @@ typedef struct {
   GgToolInvocation *invocation;   /* while handed to the executor */
   char *model_text;               /* the output as the model sees it, once done */
   gint64 started_us;
-  guint timeout_id;
+  GSource *timeout;               /* the call's timeout, if any */
   gint64 timeout_ms;
   gboolean done;
 } GgRoundCall;
@@ -42,6 +42,8 @@ struct _GgAgentTurn {
   GArray *history_bytes;       /* gsize per history entry (compact JSON) */
   JsonArray *tools;            /* the definitions as given */
   GHashTable *tool_index;      /* name -> JsonObject definition (unowned) */
+  GHashTable *model_tools;     /* name -> what the model is shown of it */
+  GHashTable *model_tool_bytes;/* name -> its compact JSON size */
   char *prompt;
   JsonNode *output_schema;
   GgAgentPolicy policy;
@@ -58,6 +60,7 @@ struct _GgAgentTurn {
   GDestroyNotify event_destroy;
 
   /* run state */
+  GMainContext *context;       /* where the turn's sources run */
   TurnState state;
   GTask *task;
   GCancellable *cancellable;
@@ -85,7 +88,7 @@ struct _GgAgentTurn {
   GgToolMode mode;
   GHashTable *visible;         /* name -> definition, this step */
   JsonArray *request_tools;
-  gsize request_tools_bytes;
+  gsize request_tools_bytes;   /* compact JSON size of request_tools */
 
   /* the text the event consumer has seen */
   GString *shown;
@@ -99,25 +102,31 @@ struct _GgAgentTurn {
 };
 
 /* gg-agent-turn.c */
-void      gg_agent_turn_emit          (GgAgentTurn *self,
-                                       JsonObject  *event);
-void      gg_agent_turn_fail          (GgAgentTurn *self,
-                                       GError      *error);
-void      gg_agent_turn_answer        (GgAgentTurn  *self,
-                                       GgModelReply *reply);
-void      gg_agent_turn_on_delta      (const char *delta,
-                                       gboolean    is_reset,
-                                       gpointer    user_data);
-gsize     gg_agent_entry_bytes        (JsonObject *entry);
-void      gg_agent_turn_add_entry     (GgAgentTurn *self,
-                                       JsonObject  *entry);
+void      _gg_agent_turn_emit          (GgAgentTurn *self,
+                                        JsonObject  *event);
+void      _gg_agent_turn_fail          (GgAgentTurn *self,
+                                        GError      *error);
+void      _gg_agent_turn_answer        (GgAgentTurn  *self,
+                                        GgModelReply *reply);
+void      _gg_agent_turn_on_delta      (const char *delta,
+                                        gboolean    is_reset,
+                                        gpointer    user_data);
+gsize     _gg_agent_entry_bytes        (JsonObject *entry);
+GSource  *_gg_agent_turn_attach        (GgAgentTurn    *self,
+                                        GSource        *source,
+                                        GSourceFunc     func,
+                                        gpointer        data,
+                                        GDestroyNotify  notify);
+void      _gg_agent_clear_source       (GSource **source);
+void      _gg_agent_turn_add_entry     (GgAgentTurn *self,
+                                        JsonObject  *entry);
 
 /* gg-agent-step.c */
-void      gg_agent_turn_start_step    (GgAgentTurn *self);
-void      gg_agent_turn_run_round     (GgAgentTurn *self,
-                                       JsonArray   *tool_calls);
-void      gg_agent_turn_abandon_round (GgAgentTurn *self,
-                                       const char  *reason);
-void      gg_round_call_free          (GgRoundCall *rc);
+void      _gg_agent_turn_start_step    (GgAgentTurn *self);
+void      _gg_agent_turn_run_round     (GgAgentTurn *self,
+                                        JsonArray   *tool_calls);
+void      _gg_agent_turn_abandon_round (GgAgentTurn *self,
+                                        const char  *reason);
+void      _gg_round_call_free          (GgRoundCall *rc);
 
 G_END_DECLS

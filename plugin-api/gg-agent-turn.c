@@ -11,6 +11,7 @@
 
 #include "gg-agent-turn.h"
 #include "gg-agent-turn-private.h"
+#include "gg-json.h"
 #include "gg-model-private.h"
 #include "gg-tool-invocation-private.h"
 
@@ -80,7 +81,7 @@ gg_agent_turn_dispose (GObject *object)
 {
   GgAgentTurn *self = GG_AGENT_TURN (object);
 
-  gg_agent_turn_abandon_round (self, "Error: The turn was cancelled.");
+  _gg_agent_turn_abandon_round (self, "Error: The turn was cancelled.");
   if (self->cancellable != NULL && self->cancel_id != 0)
     g_cancellable_disconnect (self->cancellable, self->cancel_id);
   self->cancel_id = 0;
@@ -100,11 +101,14 @@ gg_agent_turn_finalize (GObject *object)
   GgAgentTurn *self = GG_AGENT_TURN (object);
 
   g_clear_object (&self->model);
+  g_main_context_unref (self->context);
   g_free (self->instructions);
   g_ptr_array_unref (self->history);
   g_array_unref (self->history_bytes);
   g_clear_pointer (&self->tools, json_array_unref);
   g_hash_table_unref (self->tool_index);
+  g_hash_table_unref (self->model_tools);
+  g_hash_table_unref (self->model_tool_bytes);
   g_free (self->prompt);
   g_clear_pointer (&self->output_schema, json_node_unref);
   gg_agent_policy_clear (&self->policy);
@@ -136,29 +140,50 @@ static void
 gg_agent_turn_init (GgAgentTurn *self)
 {
   gg_agent_policy_init (&self->policy);
+  self->context = g_main_context_ref_thread_default ();
   self->history = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
   self->history_bytes = g_array_new (FALSE, FALSE, sizeof (gsize));
   self->tool_index = g_hash_table_new (g_str_hash, g_str_equal);
+  self->model_tools = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) json_object_unref);
+  self->model_tool_bytes = g_hash_table_new (g_str_hash, g_str_equal);
   self->temperature = -1.0;
   self->new_entries = json_array_new ();
   self->steps = json_array_new ();
   self->records = json_array_new ();
   self->shown = g_string_new (NULL);
-  self->round = g_ptr_array_new_with_free_func ((GDestroyNotify) gg_round_call_free);
+  self->round = g_ptr_array_new_with_free_func ((GDestroyNotify) _gg_round_call_free);
+}
+
+/* Attaches @source to the turn's main context; returns it (still owned by
+ * the caller). */
+GSource *
+_gg_agent_turn_attach (GgAgentTurn    *self,
+                       GSource        *source,
+                       GSourceFunc     func,
+                       gpointer        data,
+                       GDestroyNotify  notify)
+{
+  g_source_set_callback (source, func, data, notify);
+  g_source_attach (source, self->context);
+  return source;
+}
+
+void
+_gg_agent_clear_source (GSource **source)
+{
+  if (*source == NULL)
+    return;
+  g_source_destroy (*source);
+  g_clear_pointer (source, g_source_unref);
 }
 
 /* The size the model pays for an entry: its compact JSON. */
 gsize
-gg_agent_entry_bytes (JsonObject *entry)
+_gg_agent_entry_bytes (JsonObject *entry)
 {
   g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), entry);
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  gsize length = 0;
-  g_autofree char *text = NULL;
 
-  json_generator_set_root (generator, node);
-  text = json_generator_to_data (generator, &length);
-  return length;
+  return _gg_model_json_size (node);
 }
 
 /**
@@ -168,7 +193,8 @@ gg_agent_entry_bytes (JsonObject *entry)
  * @history: (nullable): earlier transcript entries (see #GgModelRequest);
  *   the entries are referenced, not copied: do not modify them
  * @tools: (nullable): tool definitions
- *   `[{"name","description","parameters","timeoutSeconds"?}]`; referenced
+ *   `[{"name","description","parameters","timeoutSeconds"?}]`; referenced,
+ *   do not modify it while the turn exists
  * @prompt: the user's prompt for this turn ("" allowed)
  * @output_schema: (nullable): generation schema of a structured answer; copied
  * @policy: (nullable): tool policy of this turn (copied); %NULL for the defaults
@@ -193,7 +219,7 @@ gg_agent_turn_new (GgModel             *model,
   self->instructions = g_strdup (instructions);
   self->prompt = g_strdup (prompt != NULL ? prompt : "");
   if (output_schema != NULL)
-    self->output_schema = gg_model_json_deep_copy (output_schema);
+    self->output_schema = gg_json_copy (output_schema);
   if (policy != NULL)
     {
       gg_agent_policy_clear (&self->policy);
@@ -214,7 +240,7 @@ gg_agent_turn_new (GgModel             *model,
           if (!JSON_NODE_HOLDS_OBJECT (node))
             continue;
           g_ptr_array_add (self->history, json_object_ref (json_node_get_object (node)));
-          bytes = gg_agent_entry_bytes (json_node_get_object (node));
+          bytes = _gg_agent_entry_bytes (json_node_get_object (node));
           g_array_append_val (self->history_bytes, bytes);
         }
     }
@@ -229,7 +255,7 @@ gg_agent_turn_new (GgModel             *model,
       if (!JSON_NODE_HOLDS_OBJECT (node))
         continue;
       tool = json_node_get_object (node);
-      name = json_object_get_string_member_with_default (tool, "name", NULL);
+      name = _gg_model_json_get_string (tool, "name");
       if (name == NULL || *name == '\0' || g_hash_table_contains (self->tool_index, name))
         continue;
       g_hash_table_insert (self->tool_index, (gpointer) name, tool);
@@ -296,7 +322,7 @@ gg_agent_turn_set_sampling (GgAgentTurn *self,
 {
   g_return_if_fail (GG_IS_AGENT_TURN (self));
   g_clear_pointer (&self->sampling, json_node_unref);
-  self->sampling = gg_model_json_deep_copy (sampling);
+  self->sampling = sampling != NULL ? gg_json_copy (sampling) : NULL;
   self->temperature = temperature;
   self->max_tokens = max_tokens > 0 ? max_tokens : 0;
 }
@@ -320,8 +346,8 @@ gg_agent_turn_set_streaming (GgAgentTurn *self,
 
 /* Takes @event. Nothing is reported once the outcome is decided. */
 void
-gg_agent_turn_emit (GgAgentTurn *self,
-                    JsonObject  *event)
+_gg_agent_turn_emit (GgAgentTurn *self,
+                     JsonObject  *event)
 {
   if (self->state == TURN_RUNNING && self->event_func != NULL)
     self->event_func (event, self->event_data);
@@ -345,15 +371,15 @@ emit_text (GgAgentTurn *self,
   json_object_set_string_member (event, "delta", delta);
   json_object_set_string_member (event, "text", self->shown->str);
   json_object_set_boolean_member (event, "isReset", is_reset);
-  gg_agent_turn_emit (self, event);
+  _gg_agent_turn_emit (self, event);
 }
 
 /* A delta from the model. The first delta of a step replaces text shown by
  * an earlier step or attempt, so the events always add up to the answer. */
 void
-gg_agent_turn_on_delta (const char *delta,
-                        gboolean    is_reset,
-                        gpointer    user_data)
+_gg_agent_turn_on_delta (const char *delta,
+                         gboolean    is_reset,
+                         gpointer    user_data)
 {
   GgAgentTurn *self = user_data;
 
@@ -368,10 +394,10 @@ gg_agent_turn_on_delta (const char *delta,
 }
 
 void
-gg_agent_turn_add_entry (GgAgentTurn *self,
-                         JsonObject  *entry)
+_gg_agent_turn_add_entry (GgAgentTurn *self,
+                          JsonObject  *entry)
 {
-  self->new_bytes += gg_agent_entry_bytes (entry);
+  self->new_bytes += _gg_agent_entry_bytes (entry);
   json_array_add_object_element (self->new_entries, entry);
 }
 
@@ -403,14 +429,14 @@ finish (GgAgentTurn *self)
   self->state = TURN_FINISHING;
   /* Returned from an idle: a cancellation handler or an executor may be on
    * the stack, and the caller's callback may drop the last reference. */
-  g_idle_add_full (G_PRIORITY_DEFAULT, complete_in_idle,
-                   g_object_ref (self), g_object_unref);
+  g_source_unref (_gg_agent_turn_attach (self, g_idle_source_new (), complete_in_idle,
+                                       g_object_ref (self), g_object_unref));
 }
 
 /* Takes @error. Leaves nothing behind: no entries, no further events. */
 void
-gg_agent_turn_fail (GgAgentTurn *self,
-                    GError      *error)
+_gg_agent_turn_fail (GgAgentTurn *self,
+                     GError      *error)
 {
   if (self->state != TURN_RUNNING)
     {
@@ -419,7 +445,7 @@ gg_agent_turn_fail (GgAgentTurn *self,
     }
   self->failure = error;
   self->state = TURN_FINISHING;
-  gg_agent_turn_abandon_round (self, "Error: The turn was cancelled.");
+  _gg_agent_turn_abandon_round (self, "Error: The turn was cancelled.");
   json_array_unref (self->new_entries);
   self->new_entries = json_array_new ();
   finish (self);
@@ -431,59 +457,56 @@ on_cancelled (GCancellable *cancellable,
 {
   GgAgentTurn *self = user_data;
 
-  gg_agent_turn_fail (self, gg_model_error_new (GG_MODEL_ERROR_CANCELLED, NULL,
-                                                "The turn was cancelled"));
+  _gg_agent_turn_fail (self, gg_model_error_new (GG_MODEL_ERROR_CANCELLED, NULL,
+                                                 "The turn was cancelled"));
 }
 
 static JsonNode *
 usage_to_node (const GgUsage *usage)
 {
   JsonObject *object = json_object_new ();
+  JsonNode *node;
 
   json_object_set_int_member (object, "inputTokens", usage->input_tokens);
   json_object_set_int_member (object, "cachedInputTokens", usage->cached_input_tokens);
   json_object_set_int_member (object, "outputTokens", usage->output_tokens);
   json_object_set_int_member (object, "totalTokens", usage->input_tokens + usage->output_tokens);
-  return json_node_init_object (json_node_alloc (), object);
+  node = json_node_init_object (json_node_alloc (), object);
+  json_object_unref (object);
+  return node;
 }
 
-/* With gg-schema built into the library the answer is checked against the
- * schema; the weak references keep this file usable without it. */
-#pragma weak gg_schema_new
-#pragma weak gg_schema_validate
-
-static gboolean
-check_structured (GgAgentTurn  *self,
-                  JsonNode     *structured,
-                  GError      **error)
+/* oam's error data for schema problems: where in the answer and where in
+ * the schema (`data.path`, `data.schemaPath`). */
+static JsonObject *
+schema_error_data (const GError *error)
 {
-  g_autoptr(GError) local_error = NULL;
+  JsonObject *data = json_object_new ();
+  const char *path = gg_schema_error_get_path (error);
+  const char *schema_path = gg_schema_error_get_schema_path (error);
 
-  if (gg_schema_new == NULL || gg_schema_validate == NULL)
-    return TRUE;
-  if (self->schema == NULL)
-    {
-      self->schema = gg_schema_new (self->output_schema, &local_error);
-      if (self->schema == NULL)
-        {
-          g_set_error (error, GG_MODEL_ERROR, GG_MODEL_ERROR_INVALID_SCHEMA,
-                       "The output schema cannot be used: %s", local_error->message);
-          return FALSE;
-        }
-    }
-  if (!gg_schema_validate (self->schema, structured, &local_error))
-    {
-      g_set_error (error, GG_MODEL_ERROR, GG_MODEL_ERROR_GENERATION_FAILED,
-                   "The model's answer does not match the schema: %s", local_error->message);
-      return FALSE;
-    }
-  return TRUE;
+  if (path != NULL)
+    json_object_set_string_member (data, "path", path);
+  if (schema_path != NULL)
+    json_object_set_string_member (data, "schemaPath", schema_path);
+  return data;
+}
+
+static GError *
+schema_error (GgModelError  code,
+              const char   *what,
+              const GError *error)
+{
+  g_autoptr(JsonObject) data = schema_error_data (error);
+
+  return gg_model_error_new (code, json_object_get_size (data) > 0 ? data : NULL,
+                             "%s: %s", what, error->message);
 }
 
 /* A text or JSON reply: the turn's answer. Takes @reply. */
 void
-gg_agent_turn_answer (GgAgentTurn  *self,
-                      GgModelReply *reply)
+_gg_agent_turn_answer (GgAgentTurn  *self,
+                       GgModelReply *reply)
 {
   g_autoptr(GgModelReply) owned = reply;
   g_autoptr(JsonNode) structured = NULL;
@@ -499,30 +522,34 @@ gg_agent_turn_answer (GgAgentTurn  *self,
         structured = json_node_ref (reply->json);
       else
         {
-          g_autoptr(JsonParser) parser = json_parser_new_immutable ();
-
-          if (!json_parser_load_from_data (parser, reply->text != NULL ? reply->text : "", -1, &error) ||
-              json_parser_get_root (parser) == NULL)
+          /* The model's text is untrusted input: parsed with the depth limit. */
+          structured = gg_json_parse (reply->text != NULL ? reply->text : "", -1,
+                                      GG_JSON_DEFAULT_MAX_DEPTH, &error);
+          if (structured == NULL)
             {
-              gg_agent_turn_fail (self, gg_model_error_new (GG_MODEL_ERROR_GENERATION_FAILED, NULL,
-                                                            "The model's answer is not valid JSON%s%s",
-                                                            error != NULL ? ": " : "",
-                                                            error != NULL ? error->message : ""));
+              _gg_agent_turn_fail (self, gg_model_error_new (GG_MODEL_ERROR_GENERATION_FAILED, NULL,
+                                                             "The model's answer is not valid JSON%s%s",
+                                                             error != NULL ? ": " : "",
+                                                             error != NULL ? error->message : ""));
               return;
             }
-          structured = json_node_ref (json_parser_get_root (parser));
         }
-      if (!check_structured (self, structured, &error))
+      if (!gg_schema_validate (self->schema, structured, &error))
         {
-          gg_agent_turn_fail (self, g_steal_pointer (&error));
+          if (g_error_matches (error, GG_SCHEMA_ERROR, GG_SCHEMA_ERROR_INVALID_SCHEMA))
+            _gg_agent_turn_fail (self, schema_error (GG_MODEL_ERROR_INVALID_SCHEMA,
+                                                     "The output schema cannot be used", error));
+          else
+            _gg_agent_turn_fail (self, schema_error (GG_MODEL_ERROR_GENERATION_FAILED,
+                                                     "The model's answer does not match the schema", error));
           return;
         }
-      text = json_to_string (structured, FALSE);
+      text = gg_json_to_string (structured);
     }
   else if (reply->text != NULL)
     text = g_strdup (reply->text);
   else if (reply->json != NULL)
-    text = json_to_string (reply->json, FALSE);
+    text = gg_json_to_string (reply->json);
   else
     text = g_strdup ("");
 
@@ -542,7 +569,7 @@ gg_agent_turn_answer (GgAgentTurn  *self,
   entry = json_object_new ();
   json_object_set_string_member (entry, "role", "assistant");
   json_object_set_string_member (entry, "text", text);
-  gg_agent_turn_add_entry (self, entry);
+  _gg_agent_turn_add_entry (self, entry);
 
   result = json_object_new ();
   json_object_set_string_member (result, "text", text);
@@ -564,7 +591,7 @@ start_in_idle (gpointer user_data)
   GgAgentTurn *self = user_data;
 
   if (self->state == TURN_RUNNING)
-    gg_agent_turn_start_step (self);
+    _gg_agent_turn_start_step (self);
   return G_SOURCE_REMOVE;
 }
 
@@ -577,7 +604,13 @@ start_in_idle (gpointer user_data)
  * @callback: called once the turn is over, after all its events
  * @user_data: data for @callback
  *
- * Runs the turn on the thread-default main context.
+ * Runs the turn on the thread-default main context of the thread that
+ * created it. Events, in order: `modelStep` before every inference (a retry
+ * of a transient failure is the same step); `text` as the answer grows;
+ * per tool round `toolCallStarted` for every call in call order, then
+ * `toolCallCompleted` as each finishes. Calls that are not run (an unknown
+ * tool, over the policy's max_tool_calls) are started and completed at once with an
+ * error output; `respond_directly` is never reported.
  */
 void
 gg_agent_turn_run_async (GgAgentTurn         *self,
@@ -601,10 +634,23 @@ gg_agent_turn_run_async (GgAgentTurn         *self,
       (self->policy.forced_tool == NULL ||
        !g_hash_table_contains (self->tool_index, self->policy.forced_tool)))
     {
-      gg_agent_turn_fail (self, g_error_new (G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                                             "Unknown tool '%s' in toolChoice",
-                                             self->policy.forced_tool != NULL ? self->policy.forced_tool : ""));
+      _gg_agent_turn_fail (self, g_error_new (G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                                              "Unknown tool '%s' in toolChoice",
+                                              self->policy.forced_tool != NULL ? self->policy.forced_tool : ""));
       return;
+    }
+
+  if (self->output_schema != NULL)
+    {
+      g_autoptr(GError) error = NULL;
+
+      self->schema = gg_schema_new (self->output_schema, &error);
+      if (self->schema == NULL)
+        {
+          _gg_agent_turn_fail (self, schema_error (GG_MODEL_ERROR_INVALID_SCHEMA,
+                                                   "The output schema cannot be used", error));
+          return;
+        }
     }
 
   if (cancellable != NULL)
@@ -619,10 +665,11 @@ gg_agent_turn_run_async (GgAgentTurn         *self,
   entry = json_object_new ();
   json_object_set_string_member (entry, "role", "user");
   json_object_set_string_member (entry, "text", self->prompt);
-  gg_agent_turn_add_entry (self, entry);
+  _gg_agent_turn_add_entry (self, entry);
 
   /* Events start after run_async() returns, so the caller can set up. */
-  g_idle_add_full (G_PRIORITY_DEFAULT, start_in_idle, g_object_ref (self), g_object_unref);
+  g_source_unref (_gg_agent_turn_attach (self, g_idle_source_new (), start_in_idle,
+                                       g_object_ref (self), g_object_unref));
 }
 
 /**

@@ -12,9 +12,13 @@
 
 #include "gg-config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A configuration file is a few kilobytes; anything near this is a mistake
  * (or hostile) and is refused before it is split into lines. */
@@ -30,7 +34,6 @@ typedef struct {
   char *key;        /* NULL for a group header */
   char *origin;     /* file name, or "command line" */
   guint line;       /* 0 when the value did not come from a file */
-  gboolean from_file;
   gboolean read;
 } GgConfigEntry;
 
@@ -110,8 +113,7 @@ remember (GgConfig   *self,
           const char *group,
           const char *key,
           const char *origin,
-          guint       line,
-          gboolean    from_file)
+          guint       line)
 {
   g_autofree char *id = entry_id (group, key);
   GgConfigEntry *entry = g_hash_table_lookup (self->entries, id);
@@ -127,7 +129,6 @@ remember (GgConfig   *self,
   g_free (entry->origin);
   entry->origin = g_strdup (origin);
   entry->line = line;
-  entry->from_file = from_file;
   return entry;
 }
 
@@ -378,17 +379,21 @@ parse_line (const char  *text,
         }
       if (*current_group == NULL)
         {
+          quoted = quote_text (key, -1);
           g_set_error (error, GG_CONFIG_ERROR, GG_CONFIG_ERROR_PARSE,
-                       _("%s:%u: key “%s” is outside of any group"), origin, line, key);
+                       _("%s:%u: key “%s” is outside of any group"), origin, line, quoted);
           return FALSE;
         }
       id = entry_id (*current_group, key);
       first = GPOINTER_TO_UINT (g_hash_table_lookup (seen, id));
       if (first != 0)
         {
+          g_autofree char *quoted_group = quote_text (*current_group, -1);
+
+          quoted = quote_text (key, -1);
           g_set_error (error, GG_CONFIG_ERROR, GG_CONFIG_ERROR_PARSE,
                        _("%s:%u: duplicate key “%s” in [%s] (first at line %u)"),
-                       origin, line, key, *current_group, first);
+                       origin, line, quoted, quoted_group, first);
           return FALSE;
         }
 
@@ -431,6 +436,10 @@ load_bytes (GgConfig    *self,
       return FALSE;
     }
 
+  /* Some editors start UTF-8 files with a byte order mark. */
+  if (length >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0)
+    pos = 3;
+
   while (pos < length)
     {
       const char *start = data + pos;
@@ -451,7 +460,7 @@ load_bytes (GgConfig    *self,
     {
       ParsedLine *parsed = g_ptr_array_index (lines, i);
 
-      remember (self, parsed->group, parsed->key, origin, parsed->line, TRUE);
+      remember (self, parsed->group, parsed->key, origin, parsed->line);
       if (parsed->key != NULL)
         g_key_file_set_value (self->keyfile, parsed->group, parsed->key, parsed->value);
     }
@@ -477,20 +486,49 @@ gg_config_load_file (GgConfig    *self,
                      const char  *path,
                      GError     **error)
 {
-  g_autofree char *contents = NULL;
-  g_autoptr(GError) local_error = NULL;
-  gsize length = 0;
+  g_autoptr(GByteArray) contents = g_byte_array_new ();
+  int fd;
 
   g_return_val_if_fail (GG_IS_CONFIG (self), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
 
-  if (!g_file_get_contents (path, &contents, &length, &local_error))
+  fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0)
     {
-      /* GLib's message already names the file. */
-      g_propagate_error (error, g_steal_pointer (&local_error));
+      int saved_errno = errno;
+      g_autofree char *display = g_filename_display_name (path);
+
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                   _("Cannot open %s: %s"), display, g_strerror (saved_errno));
       return FALSE;
     }
-  return load_bytes (self, contents, length, path, error);
+
+  /* Read at most one byte past the limit: /dev/zero or a huge file is
+   * refused without being read whole. */
+  while (contents->len <= GG_CONFIG_MAX_FILE_SIZE)
+    {
+      guint8 buffer[8192];
+      gssize n = read (fd, buffer, sizeof buffer);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          int saved_errno = errno;
+          g_autofree char *display = g_filename_display_name (path);
+
+          g_close (fd, NULL);
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                       _("Cannot read %s: %s"), display, g_strerror (saved_errno));
+          return FALSE;
+        }
+      if (n == 0)
+        break;
+      g_byte_array_append (contents, buffer, n);
+    }
+  g_close (fd, NULL);
+
+  return load_bytes (self, (const char *) contents->data, contents->len, path, error);
 }
 
 /**
@@ -560,7 +598,8 @@ gg_config_has_key (GgConfig   *self,
  * @value: the value, written as in a key file (escapes allowed)
  *
  * Overrides a key from the command line; errors about it name the origin
- * "command line". Overrides are never reported as unread.
+ * "command line", and gg_config_list_unread() reports it when no plugin
+ * reads it, like a key from a file.
  */
 void
 gg_config_set_value (GgConfig   *self,
@@ -568,15 +607,12 @@ gg_config_set_value (GgConfig   *self,
                      const char *key,
                      const char *value)
 {
-  GgConfigEntry *entry;
-
   g_return_if_fail (GG_IS_CONFIG (self));
   g_return_if_fail (group != NULL && key != NULL && value != NULL);
 
   if (lookup (self, group, NULL) == NULL)
-    remember (self, group, NULL, _("command line"), 0, FALSE);
-  entry = remember (self, group, key, _("command line"), 0, FALSE);
-  entry->read = TRUE;
+    remember (self, group, NULL, _("command line"), 0);
+  remember (self, group, key, _("command line"), 0);
   g_key_file_set_value (self->keyfile, group, key, value);
 }
 
@@ -875,8 +911,8 @@ gg_config_set_invalid (GgConfig   *self,
  * gg_config_list_unread:
  * @self: a #GgConfig
  *
- * Lists keys set in a file that no getter has read, one message each:
- * "file:line: unknown key 'x' in [group]". The host warns about them after
+ * Lists keys set in a file or on the command line that no getter has
+ * read, one message each: "file:line: unknown key 'x' in [group]". The host warns about them after
  * every plugin has been set up.
  *
  * Returns: (transfer full): a %NULL-terminated array, possibly empty
@@ -893,10 +929,13 @@ gg_config_list_unread (GgConfig *self)
       GgConfigEntry *entry = g_ptr_array_index (self->order, i);
       g_autofree char *message = NULL;
 
-      if (entry->key == NULL || !entry->from_file || entry->read)
+      g_autofree char *location = NULL;
+
+      if (entry->key == NULL || entry->read)
         continue;
-      message = g_strdup_printf (_("%s:%u: unknown key '%s' in [%s]"),
-                                 entry->origin, entry->line, entry->key, entry->group);
+      location = location_of (entry);
+      message = g_strdup_printf (_("%s: unknown key '%s' in [%s]"),
+                                 location, entry->key, entry->group);
       g_strv_builder_add (builder, message);
     }
   return g_strv_builder_end (builder);
@@ -921,6 +960,35 @@ gg_config_list_groups (GgConfig *self)
 
       if (entry->key == NULL)
         g_strv_builder_add (builder, entry->group);
+    }
+  return g_strv_builder_end (builder);
+}
+
+/**
+ * gg_config_list_keys:
+ * @self: a #GgConfig
+ * @group: a group name
+ *
+ * Lists the keys set in @group, for plugins whose keys are not fixed names.
+ * Does not count as reading them.
+ *
+ * Returns: (transfer full): the key names, in the order first seen
+ */
+char **
+gg_config_list_keys (GgConfig   *self,
+                     const char *group)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  g_return_val_if_fail (GG_IS_CONFIG (self), NULL);
+  g_return_val_if_fail (group != NULL, NULL);
+
+  for (guint i = 0; i < self->order->len; i++)
+    {
+      GgConfigEntry *entry = g_ptr_array_index (self->order, i);
+
+      if (entry->key != NULL && g_str_equal (entry->group, group))
+        g_strv_builder_add (builder, entry->key);
     }
   return g_strv_builder_end (builder);
 }

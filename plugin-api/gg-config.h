@@ -73,6 +73,8 @@ void        gg_config_set_invalid     (GgConfig   *self,
                                        ...) G_GNUC_PRINTF (5, 6);
 char      **gg_config_list_unread     (GgConfig *self);
 char      **gg_config_list_groups     (GgConfig *self);
+char      **gg_config_list_keys       (GgConfig   *self,
+                                       const char *group);
 char       *gg_config_get_location    (GgConfig   *self,
                                        const char *group,
                                        const char *key);

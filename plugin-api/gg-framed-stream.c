@@ -14,6 +14,7 @@
  */
 #include "config.h"
 
+#include <signal.h>
 #include <string.h>
 
 #include "gg-framed-stream.h"
@@ -55,6 +56,7 @@ struct _GgFramedStream
   gboolean      discard_line; /* skipping up to the next newline */
   ClState       cl_state;
   gboolean      cl_have_length;
+  guint64       cl_length;    /* the Content-Length of the current block */
   gboolean      cl_block_started;
   gsize         body_size;
   guint64       discard_left;
@@ -161,11 +163,14 @@ emit_message (GgFramedStream *self,
   g_signal_emit (self, signals[SIGNAL_MESSAGE], 0, bytes);
 }
 
-/* A handler may close the stream, or dispose it, from inside a signal. */
+/* A handler may close the stream, or dispose it, from inside a signal. If
+ * it dropped the last outside reference (only the caller's hold is left),
+ * nobody owns the stream any more: stop delivering. */
 static inline gboolean
 stopped (GgFramedStream *self)
 {
-  return self->disposed || self->read_closed;
+  return self->disposed || self->read_closed ||
+         g_atomic_int_get ((int *) &G_OBJECT (self)->ref_count) <= 1;
 }
 
 static gboolean
@@ -304,14 +309,14 @@ parse_header_line (GgFramedStream *self,
                            "invalid Content-Length");
       return FALSE;
     }
-  if (self->cl_have_length && size != self->discard_left)
+  if (self->cl_have_length && size != self->cl_length)
     {
       g_set_error_literal (error, GG_FRAMING_ERROR, GG_FRAMING_ERROR_BAD_HEADER,
                            "conflicting Content-Length headers");
       return FALSE;
     }
   self->cl_have_length = TRUE;
-  self->discard_left = size; /* the announced size, until the block ends */
+  self->cl_length = size;
   return TRUE;
 }
 
@@ -320,7 +325,7 @@ reset_header_block (GgFramedStream *self)
 {
   self->cl_have_length = FALSE;
   self->cl_block_started = FALSE;
-  self->discard_left = 0;
+  self->cl_length = 0;
 }
 
 /* Content-Length framing: returns when more input is needed. */
@@ -420,18 +425,16 @@ process_content_length (GgFramedStream *self)
                                 "missing Content-Length header");
             continue;
           }
-        if (self->discard_left > self->max_size)
+        if (self->cl_length > self->max_size)
           {
-            guint64 size = self->discard_left;
-
+            self->discard_left = self->cl_length;
             reset_header_block (self);
-            self->discard_left = size;
             self->cl_state = CL_DISCARD;
             emit_framing_error (self, GG_FRAMING_ERROR_TOO_LARGE,
                                 "message exceeds the maximum size");
             continue;
           }
-        self->body_size = (gsize) self->discard_left;
+        self->body_size = (gsize) self->cl_length;
         reset_header_block (self);
         self->cl_state = CL_BODY;
       }
@@ -515,8 +518,12 @@ read_cb (GObject      *source,
 
   self->inbuf->len += (gsize) n;
 
+  /* Closed while this read was completing: its data is dropped. */
   if (self->read_closed)
-    return;
+    {
+      maybe_finish_output (self);
+      return;
+    }
 
   if (n == 0)
     {
@@ -584,6 +591,10 @@ complete_flushes (GgFramedStream *self)
 
   while ((task = g_queue_pop_head (&self->flush_tasks)) != NULL)
     {
+      GSource *cancel = g_task_get_task_data (task);
+
+      if (cancel != NULL)
+        g_source_destroy (cancel);
       if (self->write_error != NULL)
         g_task_return_error (task, g_error_copy (self->write_error));
       else
@@ -720,6 +731,17 @@ gg_framed_stream_class_init (GgFramedStreamClass *klass)
 
   object_class->dispose = gg_framed_stream_dispose;
   object_class->finalize = gg_framed_stream_finalize;
+
+#ifdef SIGPIPE
+  /* Like GSocket: a peer closing its end of a pipe (stdout) must give a
+   * write error, not kill the process. A handler the host set stays. */
+  {
+    struct sigaction old;
+
+    if (sigaction (SIGPIPE, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+      signal (SIGPIPE, SIG_IGN);
+  }
+#endif
 
   /**
    * GgFramedStream::message:
@@ -952,6 +974,19 @@ gg_framed_stream_get_pending_output (GgFramedStream *self)
   return self->outbuf->len + self->in_flight;
 }
 
+static gboolean
+flush_cancelled_cb (GCancellable *cancellable,
+                    gpointer      user_data)
+{
+  GTask *task = user_data;
+  GgFramedStream *self = g_task_get_source_object (task);
+
+  g_queue_remove (&self->flush_tasks, task);
+  g_task_return_error_if_cancelled (task);
+  g_object_unref (task);
+  return G_SOURCE_REMOVE;
+}
+
 /**
  * gg_framed_stream_flush_async:
  * @self: a #GgFramedStream
@@ -960,7 +995,7 @@ gg_framed_stream_get_pending_output (GgFramedStream *self)
  * @user_data: data for @callback
  *
  * Waits until the output queue is empty. Fails with the write error if the
- * output broke.
+ * output broke; cancelling stops the wait, not the writes.
  */
 void
 gg_framed_stream_flush_async (GgFramedStream      *self,
@@ -981,7 +1016,18 @@ gg_framed_stream_flush_async (GgFramedStream      *self,
   else if (self->in_flight == 0 && self->outbuf->len == 0)
     g_task_return_boolean (task, TRUE);
   else
-    g_queue_push_tail (&self->flush_tasks, g_steal_pointer (&task));
+    {
+      if (cancellable != NULL)
+        {
+          /* Cancelling gives up waiting; the writes themselves go on. */
+          GSource *cancel = g_cancellable_source_new (cancellable);
+
+          g_source_set_callback (cancel, G_SOURCE_FUNC (flush_cancelled_cb), task, NULL);
+          g_source_attach (cancel, g_task_get_context (task));
+          g_task_set_task_data (task, cancel, (GDestroyNotify) g_source_unref);
+        }
+      g_queue_push_tail (&self->flush_tasks, g_steal_pointer (&task));
+    }
 }
 
 /**

@@ -15,7 +15,8 @@ GQuark gg_framing_error_quark (void);
 typedef enum {
   GG_FRAMING_ERROR_TOO_LARGE,    /* a message exceeds the maximum size; it is skipped */
   GG_FRAMING_ERROR_BAD_HEADER,   /* a malformed or missing Content-Length header */
-  GG_FRAMING_ERROR_TRUNCATED,    /* the stream ended inside a message */
+  GG_FRAMING_ERROR_TRUNCATED,    /* the stream ended inside a message (a last line without
+                                  * its newline counts) */
 } GgFramingError;
 
 typedef enum {

@@ -230,34 +230,21 @@ gg_json_path_get (JsonNode   *root,
   return node;
 }
 
-/* Makes @dst hold what @src holds. */
+/* json-glib can neither replace an array element nor safely re-type a
+ * node in place, so the array is rebuilt with the new element. */
 static void
-assign (JsonNode *dst,
-        JsonNode *src)
+replace_element (JsonNode *array_node,
+                 guint     index,
+                 JsonNode *value)
 {
-  g_autoptr(JsonNode) copy = gg_json_deep_copy (src);
+  JsonArray *old = json_node_get_array (array_node);
+  guint n = json_array_get_length (old);
+  JsonArray *array = json_array_sized_new (n);
 
-  switch (json_node_get_node_type (copy))
-    {
-    case JSON_NODE_OBJECT:
-      json_node_init_object (dst, json_node_get_object (copy));
-      break;
-    case JSON_NODE_ARRAY:
-      json_node_init_array (dst, json_node_get_array (copy));
-      break;
-    case JSON_NODE_VALUE:
-      {
-        g_auto(GValue) v = G_VALUE_INIT;
-        json_node_get_value (copy, &v);
-        json_node_init (dst, JSON_NODE_VALUE);
-        json_node_set_value (dst, &v);
-      }
-      break;
-    case JSON_NODE_NULL:
-    default:
-      json_node_init_null (dst);
-      break;
-    }
+  for (guint i = 0; i < n; i++)
+    json_array_add_element (array, i == index ? gg_json_copy (value)
+                                              : json_node_ref (json_array_get_element (old, i)));
+  json_node_take_array (array_node, array);
 }
 
 /**
@@ -269,12 +256,14 @@ assign (JsonNode *dst,
  *
  * Stores @value at @path. Missing object members on the way are created
  * as empty objects; an index equal to an array's length appends (also on
- * the way, appending an empty object). "" replaces the whole of @root.
+ * the way, appending an empty object). Replacing an array element puts a
+ * new #JsonArray into its node. The root itself ("") cannot be replaced
+ * (%GG_JSON_ERROR_BAD_PATH).
  * Errors: %GG_JSON_ERROR_BAD_PATH; %GG_JSON_ERROR_NOT_CONTAINER naming the
  * scalar or null the path would go through (nothing is replaced);
  * %GG_JSON_ERROR_NOT_FOUND for an index past the end or a non-index
- * segment on an array. On error @root is unchanged, except for members
- * created on the way.
+ * segment on an array. On error @root is unchanged (creation only starts
+ * once the rest of the path is known to be new, so it cannot fail).
  *
  * Returns: %TRUE on success
  */
@@ -299,8 +288,9 @@ gg_json_path_set (JsonNode   *root,
   n = g_strv_length (segments);
   if (n == 0)
     {
-      assign (root, value);
-      return TRUE;
+      g_set_error_literal (error, GG_JSON_ERROR, GG_JSON_ERROR_BAD_PATH,
+                           "the root cannot be replaced");
+      return FALSE;
     }
 
   for (i = 0; i + 1 < n; i++)
@@ -343,8 +333,9 @@ gg_json_path_set (JsonNode   *root,
       case STEP_FOUND:
         if (JSON_NODE_HOLDS_ARRAY (node))
           {
-            /* json-glib cannot replace an element; change it in place. */
-            assign (child, value);
+            guint index = 0;
+            parse_index (segments[i], &index);
+            replace_element (node, index, value);
             return TRUE;
           }
         G_GNUC_FALLTHROUGH;
@@ -352,13 +343,13 @@ gg_json_path_set (JsonNode   *root,
         if (JSON_NODE_HOLDS_OBJECT (node))
           {
             json_object_set_member (json_node_get_object (node), segments[i],
-                                    gg_json_deep_copy (value));
+                                    gg_json_copy (value));
             return TRUE;
           }
         set_not_found (segments, i, error);
         return FALSE;
       case STEP_APPENDABLE:
-        json_array_add_element (json_node_get_array (node), gg_json_deep_copy (value));
+        json_array_add_element (json_node_get_array (node), gg_json_copy (value));
         return TRUE;
       case STEP_ERROR:
       default:

@@ -8,26 +8,29 @@
 
 G_BEGIN_DECLS
 
-/* A copy that shares nothing with @node (json_node_copy() shares objects
- * and arrays by reference). The copy is mutable. */
-JsonNode *gg_json_deep_copy          (JsonNode *node);
+/* Library-internal: the leading underscore keeps these out of
+ * tests/tools/api-symbols.py and so out of the exported map. */
+
 
 /* New nodes owning @object / @array (json_node_init_object() adds a ref). */
-JsonNode *gg_json_node_take_object   (JsonObject *object);
-JsonNode *gg_json_node_take_array    (JsonArray  *array);
+JsonNode *_gg_json_node_take_object (JsonObject *object);
+JsonNode *_gg_json_node_take_array (JsonArray  *array);
 
 /* Appends @node in the compact form of gg_json_to_string(). */
-void      gg_json_append             (GString  *out,
-                                      JsonNode *node);
+void      _gg_json_append (GString  *out,
+                           JsonNode *node);
 
 /* Appends @str as a JSON string literal, quotes included. */
-void      gg_json_append_string      (GString    *out,
-                                      const char *str);
+void      _gg_json_append_string (GString    *out,
+                                  const char *str);
+
+/* A hash function matching gg_json_equal(), for GHashTable. */
+guint     _gg_json_hash (JsonNode *node);
 
 /* Numeric helpers for values holding gint64 or gdouble. */
-gboolean  gg_json_node_is_number     (JsonNode *node);
-gboolean  gg_json_node_is_integral   (JsonNode *node);
-int       gg_json_number_compare     (JsonNode *a,
-                                      JsonNode *b);
+gboolean  _gg_json_node_is_number (JsonNode *node);
+gboolean  _gg_json_node_is_integral (JsonNode *node);
+int       _gg_json_number_compare (JsonNode *a,
+                                   JsonNode *b);
 
 G_END_DECLS

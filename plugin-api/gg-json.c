@@ -1,10 +1,4 @@
-/* gg-json.c: strict parsing with limits, compact output and value equality.
- *
- * json-glib's parser is lenient (comments, single quotes, hex and
- * leading-zero numbers, raw control characters, silently wrapped 64-bit
- * integers) and recursive, so every document first goes through a strict,
- * iterative RFC 8259 scan here that also enforces the depth limit. Only
- * documents that pass reach json-glib, which then builds the tree.
+/* gg-json.c: compact output, value equality, hashing and deep copies.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -16,528 +10,6 @@
 #include "gg-json-private.h"
 
 G_DEFINE_QUARK (gg-json-error-quark, gg_json_error)
-
-typedef struct {
-  const char *data;
-  gsize       length;
-  gsize       pos;
-  GArray     *big_ints;  /* offsets just past integers outside gint64 */
-} Scanner;
-
-static void
-scanner_error (Scanner    *s,
-               GError    **error,
-               GgJsonError code,
-               const char *what)
-{
-  guint line = 1, column = 1;
-
-  for (gsize i = 0; i < s->pos && i < s->length; i++)
-    {
-      if (s->data[i] == '\n')
-        {
-          line++;
-          column = 1;
-        }
-      else if (((guchar) s->data[i] & 0xC0) != 0x80)
-        column++;
-    }
-  g_set_error (error, GG_JSON_ERROR, code,
-               "JSON parse error at line %u, column %u: %s", line, column, what);
-}
-
-static int
-hex_value (char c)
-{
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
-static gboolean
-scan_hex4 (Scanner *s,
-           guint   *value)
-{
-  guint v = 0;
-
-  if (s->length - s->pos < 4)
-    return FALSE;
-  for (int i = 0; i < 4; i++)
-    {
-      int h = hex_value (s->data[s->pos + i]);
-      if (h < 0)
-        return FALSE;
-      v = (v << 4) | (guint) h;
-    }
-  s->pos += 4;
-  *value = v;
-  return TRUE;
-}
-
-/* s->pos is on the opening quote; leaves it past the closing one. */
-static gboolean
-scan_string (Scanner *s,
-             GError **error)
-{
-  s->pos++;
-  for (;;)
-    {
-      guchar c;
-
-      if (s->pos >= s->length)
-        {
-          scanner_error (s, error, GG_JSON_ERROR_PARSE, "unterminated string");
-          return FALSE;
-        }
-      c = (guchar) s->data[s->pos];
-      if (c == '"')
-        {
-          s->pos++;
-          return TRUE;
-        }
-      if (c < 0x20)
-        {
-          scanner_error (s, error, GG_JSON_ERROR_PARSE,
-                         "control character in string (must be escaped)");
-          return FALSE;
-        }
-      if (c != '\\')
-        {
-          s->pos++;
-          continue;
-        }
-
-      s->pos++;
-      if (s->pos >= s->length)
-        {
-          scanner_error (s, error, GG_JSON_ERROR_PARSE, "unterminated string");
-          return FALSE;
-        }
-      c = (guchar) s->data[s->pos++];
-      if (strchr ("\"\\/bfnrt", c) != NULL && c != '\0')
-        continue;
-      if (c != 'u')
-        {
-          s->pos--;
-          scanner_error (s, error, GG_JSON_ERROR_PARSE, "invalid escape in string");
-          return FALSE;
-        }
-      {
-        guint cp, low;
-
-        if (!scan_hex4 (s, &cp))
-          {
-            scanner_error (s, error, GG_JSON_ERROR_PARSE,
-                           "\\u must be followed by four hex digits");
-            return FALSE;
-          }
-        if (cp == 0)
-          {
-            /* Strings are C strings here: a NUL would silently truncate. */
-            scanner_error (s, error, GG_JSON_ERROR_PARSE,
-                           "\\u0000 is not supported in strings");
-            return FALSE;
-          }
-        if (cp >= 0xDC00 && cp <= 0xDFFF)
-          {
-            scanner_error (s, error, GG_JSON_ERROR_PARSE, "lone low surrogate in string");
-            return FALSE;
-          }
-        if (cp >= 0xD800 && cp <= 0xDBFF)
-          {
-            if (s->length - s->pos < 2 || s->data[s->pos] != '\\' ||
-                s->data[s->pos + 1] != 'u')
-              {
-                scanner_error (s, error, GG_JSON_ERROR_PARSE,
-                               "high surrogate not followed by a low surrogate");
-                return FALSE;
-              }
-            s->pos += 2;
-            if (!scan_hex4 (s, &low) || low < 0xDC00 || low > 0xDFFF)
-              {
-                scanner_error (s, error, GG_JSON_ERROR_PARSE,
-                               "high surrogate not followed by a low surrogate");
-                return FALSE;
-              }
-          }
-      }
-    }
-}
-
-static gboolean
-is_digit (char c)
-{
-  return c >= '0' && c <= '9';
-}
-
-static gboolean
-scan_number (Scanner *s,
-             GError **error)
-{
-  gsize start = s->pos, int_start;
-  gboolean negative = FALSE, integral = TRUE;
-  gsize n_digits;
-
-  if (s->data[s->pos] == '-')
-    {
-      negative = TRUE;
-      s->pos++;
-    }
-  int_start = s->pos;
-  if (s->pos >= s->length || !is_digit (s->data[s->pos]))
-    {
-      scanner_error (s, error, GG_JSON_ERROR_PARSE, "invalid number");
-      return FALSE;
-    }
-  if (s->data[s->pos] == '0')
-    {
-      s->pos++;
-      if (s->pos < s->length && is_digit (s->data[s->pos]))
-        {
-          scanner_error (s, error, GG_JSON_ERROR_PARSE, "leading zero in number");
-          return FALSE;
-        }
-    }
-  else
-    {
-      while (s->pos < s->length && is_digit (s->data[s->pos]))
-        s->pos++;
-    }
-  n_digits = s->pos - int_start;
-
-  if (s->pos < s->length && s->data[s->pos] == '.')
-    {
-      integral = FALSE;
-      s->pos++;
-      if (s->pos >= s->length || !is_digit (s->data[s->pos]))
-        {
-          scanner_error (s, error, GG_JSON_ERROR_PARSE, "digit expected after '.'");
-          return FALSE;
-        }
-      while (s->pos < s->length && is_digit (s->data[s->pos]))
-        s->pos++;
-    }
-  if (s->pos < s->length && (s->data[s->pos] == 'e' || s->data[s->pos] == 'E'))
-    {
-      integral = FALSE;
-      s->pos++;
-      if (s->pos < s->length && (s->data[s->pos] == '+' || s->data[s->pos] == '-'))
-        s->pos++;
-      if (s->pos >= s->length || !is_digit (s->data[s->pos]))
-        {
-          scanner_error (s, error, GG_JSON_ERROR_PARSE, "digit expected in exponent");
-          return FALSE;
-        }
-      while (s->pos < s->length && is_digit (s->data[s->pos]))
-        s->pos++;
-    }
-
-  if (integral)
-    {
-      /* json-glib wraps integers outside gint64; remember them so they can
-       * be handed over as doubles instead. */
-      if (n_digits >= 19)
-        {
-          guint64 limit = negative ? (guint64) G_MAXINT64 + 1 : (guint64) G_MAXINT64;
-          guint64 v = 0;
-          gboolean big = FALSE;
-
-          for (gsize i = int_start; i < s->pos; i++)
-            {
-              guint d = (guint) (s->data[i] - '0');
-              if (v > (limit - d) / 10)
-                {
-                  big = TRUE;
-                  break;
-                }
-              v = v * 10 + d;
-            }
-          if (big)
-            {
-              gsize end = s->pos;
-              if (s->big_ints == NULL)
-                s->big_ints = g_array_new (FALSE, FALSE, sizeof (gsize));
-              g_array_append_val (s->big_ints, end);
-            }
-        }
-    }
-  else if (s->pos - start > 300 || memchr (s->data + start, 'e', s->pos - start) ||
-           memchr (s->data + start, 'E', s->pos - start))
-    {
-      g_autofree char *copy = g_strndup (s->data + start, s->pos - start);
-      double d = g_ascii_strtod (copy, NULL);
-
-      if (!isfinite (d))
-        {
-          s->pos = start;
-          scanner_error (s, error, GG_JSON_ERROR_PARSE, "number out of range");
-          return FALSE;
-        }
-    }
-  return TRUE;
-}
-
-enum {
-  S_VALUE,
-  S_VALUE_OR_CLOSE,
-  S_KEY,
-  S_KEY_OR_CLOSE,
-  S_COLON,
-  S_AFTER,
-};
-
-/* The strict, iterative pass. The stack holds one byte per open container. */
-static gboolean
-scan_document (Scanner *s,
-               guint    max_depth,
-               GError **error)
-{
-  g_autoptr(GByteArray) stack = g_byte_array_new ();
-  int state = S_VALUE;
-
-  for (;;)
-    {
-      char c;
-
-      while (s->pos < s->length &&
-             (s->data[s->pos] == ' ' || s->data[s->pos] == '\t' ||
-              s->data[s->pos] == '\n' || s->data[s->pos] == '\r'))
-        s->pos++;
-      if (s->pos >= s->length)
-        break;
-      c = s->data[s->pos];
-
-      switch (state)
-        {
-        case S_VALUE_OR_CLOSE:
-          if (c == ']')
-            {
-              g_byte_array_set_size (stack, stack->len - 1);
-              s->pos++;
-              state = S_AFTER;
-              break;
-            }
-          G_GNUC_FALLTHROUGH;
-        case S_VALUE:
-          if (c == '[' || c == '{')
-            {
-              guint8 b = (guint8) c;
-              if (stack->len >= max_depth)
-                {
-                  g_autofree char *msg =
-                    g_strdup_printf ("nesting deeper than %u levels", max_depth);
-                  scanner_error (s, error, GG_JSON_ERROR_TOO_DEEP, msg);
-                  return FALSE;
-                }
-              g_byte_array_append (stack, &b, 1);
-              s->pos++;
-              state = c == '[' ? S_VALUE_OR_CLOSE : S_KEY_OR_CLOSE;
-            }
-          else if (c == '"')
-            {
-              if (!scan_string (s, error))
-                return FALSE;
-              state = S_AFTER;
-            }
-          else if (c == '-' || is_digit (c))
-            {
-              if (!scan_number (s, error))
-                return FALSE;
-              state = S_AFTER;
-            }
-          else
-            {
-              static const char *const literals[] = { "true", "false", "null" };
-              gboolean found = FALSE;
-
-              for (guint i = 0; i < G_N_ELEMENTS (literals); i++)
-                {
-                  gsize n = strlen (literals[i]);
-                  if (s->length - s->pos >= n && memcmp (s->data + s->pos, literals[i], n) == 0)
-                    {
-                      s->pos += n;
-                      found = TRUE;
-                      break;
-                    }
-                }
-              if (!found)
-                {
-                  scanner_error (s, error, GG_JSON_ERROR_PARSE,
-                                 c == ']' || c == '}' || c == ',' ?
-                                 "value expected" : "unexpected character");
-                  return FALSE;
-                }
-              state = S_AFTER;
-            }
-          break;
-
-        case S_KEY_OR_CLOSE:
-          if (c == '}')
-            {
-              g_byte_array_set_size (stack, stack->len - 1);
-              s->pos++;
-              state = S_AFTER;
-              break;
-            }
-          G_GNUC_FALLTHROUGH;
-        case S_KEY:
-          if (c != '"')
-            {
-              scanner_error (s, error, GG_JSON_ERROR_PARSE, "string expected as object key");
-              return FALSE;
-            }
-          if (!scan_string (s, error))
-            return FALSE;
-          state = S_COLON;
-          break;
-
-        case S_COLON:
-          if (c != ':')
-            {
-              scanner_error (s, error, GG_JSON_ERROR_PARSE, "':' expected after object key");
-              return FALSE;
-            }
-          s->pos++;
-          state = S_VALUE;
-          break;
-
-        case S_AFTER:
-        default:
-          if (stack->len == 0)
-            {
-              scanner_error (s, error, GG_JSON_ERROR_PARSE, "trailing data after the JSON value");
-              return FALSE;
-            }
-          {
-            char top = (char) stack->data[stack->len - 1];
-            if (c == ',')
-              {
-                s->pos++;
-                state = top == '[' ? S_VALUE : S_KEY;
-              }
-            else if ((c == ']' && top == '[') || (c == '}' && top == '{'))
-              {
-                g_byte_array_set_size (stack, stack->len - 1);
-                s->pos++;
-              }
-            else
-              {
-                scanner_error (s, error, GG_JSON_ERROR_PARSE,
-                               top == '[' ? "',' or ']' expected" : "',' or '}' expected");
-                return FALSE;
-              }
-          }
-          break;
-        }
-    }
-
-  if (state != S_AFTER || stack->len != 0)
-    {
-      scanner_error (s, error, GG_JSON_ERROR_PARSE,
-                     s->length == 0 ? "empty input" : "unexpected end of input");
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/**
- * gg_json_parse:
- * @data: the JSON text
- * @length: its length in bytes, or -1 if NUL-terminated
- * @max_depth: the deepest nesting of arrays and objects accepted (a scalar
- *   is depth 0, `[]` depth 1); 0 selects %GG_JSON_DEFAULT_MAX_DEPTH
- * @error: return location for a %GG_JSON_ERROR
- *
- * Parses one JSON value strictly by RFC 8259: valid UTF-8 only, no
- * comments, no trailing commas, no leading zeros, no raw control
- * characters in strings, nothing after the value. `\u0000` is refused
- * (strings are C strings). Integers outside gint64 become doubles.
- * Nesting is checked before any recursion, so hostile input cannot
- * exhaust the stack.
- *
- * Returns: (transfer full): a new mutable node, or %NULL with
- *   %GG_JSON_ERROR_PARSE or %GG_JSON_ERROR_TOO_DEEP
- */
-JsonNode *
-gg_json_parse (const char *data,
-               gssize      length,
-               guint       max_depth,
-               GError    **error)
-{
-  Scanner s = { 0, };
-  g_autoptr(JsonParser) parser = NULL;
-  g_autoptr(GString) fixed = NULL;
-  g_autoptr(GError) local_error = NULL;
-  JsonNode *root;
-  const char *end;
-
-  g_return_val_if_fail (data != NULL || length == 0, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  if (length < 0)
-    length = (gssize) strlen (data);
-  if (max_depth == 0)
-    max_depth = GG_JSON_DEFAULT_MAX_DEPTH;
-
-  s.data = data != NULL ? data : "";
-  s.length = (gsize) length;
-
-  /* Also refuses embedded NUL bytes. */
-  if (!g_utf8_validate_len (s.data, s.length, &end))
-    {
-      s.pos = (gsize) (end - s.data);
-      scanner_error (&s, error, GG_JSON_ERROR_PARSE,
-                     end < s.data + s.length && *end == '\0' ? "NUL byte in input"
-                                                             : "invalid UTF-8");
-      return NULL;
-    }
-
-  if (!scan_document (&s, max_depth, error))
-    {
-      g_clear_pointer (&s.big_ints, g_array_unref);
-      return NULL;
-    }
-
-  if (s.big_ints != NULL)
-    {
-      gsize last = 0;
-
-      fixed = g_string_sized_new (s.length + 2 * s.big_ints->len);
-      for (guint i = 0; i < s.big_ints->len; i++)
-        {
-          gsize at = g_array_index (s.big_ints, gsize, i);
-          g_string_append_len (fixed, s.data + last, (gssize) (at - last));
-          g_string_append (fixed, ".0");
-          last = at;
-        }
-      g_string_append_len (fixed, s.data + last, (gssize) (s.length - last));
-      g_array_unref (s.big_ints);
-    }
-
-  parser = json_parser_new ();
-  if (!json_parser_load_from_data (parser,
-                                   fixed != NULL ? fixed->str : s.data,
-                                   fixed != NULL ? (gssize) fixed->len : (gssize) s.length,
-                                   &local_error))
-    {
-      /* Not expected after the strict scan, but never trust that. */
-      g_set_error (error, GG_JSON_ERROR, GG_JSON_ERROR_PARSE,
-                   "JSON parse error: %s", local_error->message);
-      return NULL;
-    }
-  root = json_parser_steal_root (parser);
-  if (root == NULL)
-    {
-      g_set_error_literal (error, GG_JSON_ERROR, GG_JSON_ERROR_PARSE,
-                           "JSON parse error: empty input");
-      return NULL;
-    }
-  return root;
-}
 
 /* Bytes that must be escaped: the control characters, '"' and '\\'. */
 static inline gboolean
@@ -585,8 +57,8 @@ append_escaped (GString    *out,
 }
 
 void
-gg_json_append_string (GString    *out,
-                       const char *str)
+_gg_json_append_string (GString    *out,
+                        const char *str)
 {
   if (G_UNLIKELY (!g_utf8_validate (str, -1, NULL)))
     {
@@ -643,8 +115,8 @@ append_double (GString *out,
 }
 
 void
-gg_json_append (GString  *out,
-                JsonNode *node)
+_gg_json_append (GString  *out,
+                 JsonNode *node)
 {
   switch (json_node_get_node_type (node))
     {
@@ -662,9 +134,9 @@ gg_json_append (GString  *out,
             if (!first)
               g_string_append_c (out, ',');
             first = FALSE;
-            gg_json_append_string (out, name);
+            _gg_json_append_string (out, name);
             g_string_append_c (out, ':');
-            gg_json_append (out, member);
+            _gg_json_append (out, member);
           }
         g_string_append_c (out, '}');
       }
@@ -680,7 +152,7 @@ gg_json_append (GString  *out,
           {
             if (i > 0)
               g_string_append_c (out, ',');
-            gg_json_append (out, json_array_get_element (array, i));
+            _gg_json_append (out, json_array_get_element (array, i));
           }
         g_string_append_c (out, ']');
       }
@@ -705,7 +177,7 @@ gg_json_append (GString  *out,
           {
             const char *str = json_node_get_string (node);
             if (str != NULL)
-              gg_json_append_string (out, str);
+              _gg_json_append_string (out, str);
             else
               g_string_append_len (out, "null", 4);
           }
@@ -744,7 +216,7 @@ gg_json_to_string (JsonNode *node)
   g_return_val_if_fail (node != NULL, NULL);
 
   out = g_string_sized_new (64);
-  gg_json_append (out, node);
+  _gg_json_append (out, node);
   return g_string_free (out, FALSE);
 }
 
@@ -768,7 +240,7 @@ gg_json_object_to_string (JsonObject *object)
 }
 
 gboolean
-gg_json_node_is_number (JsonNode *node)
+_gg_json_node_is_number (JsonNode *node)
 {
   GType t;
 
@@ -779,11 +251,11 @@ gg_json_node_is_number (JsonNode *node)
 }
 
 gboolean
-gg_json_node_is_integral (JsonNode *node)
+_gg_json_node_is_integral (JsonNode *node)
 {
   double d;
 
-  if (!gg_json_node_is_number (node))
+  if (!_gg_json_node_is_number (node))
     return FALSE;
   if (json_node_get_value_type (node) == G_TYPE_INT64)
     return TRUE;
@@ -795,8 +267,8 @@ gg_json_node_is_integral (JsonNode *node)
  * gdouble. Returns <0, 0, >0. NaN compares equal to nothing and sorts
  * high, which never happens for parsed JSON. */
 int
-gg_json_number_compare (JsonNode *a,
-                        JsonNode *b)
+_gg_json_number_compare (JsonNode *a,
+                         JsonNode *b)
 {
   gboolean ai = json_node_get_value_type (a) == G_TYPE_INT64;
   gboolean bi = json_node_get_value_type (b) == G_TYPE_INT64;
@@ -912,8 +384,8 @@ gg_json_equal (JsonNode *a,
 
     case JSON_NODE_VALUE:
     default:
-      if (gg_json_node_is_number (a) && gg_json_node_is_number (b))
-        return gg_json_number_compare (a, b) == 0;
+      if (_gg_json_node_is_number (a) && _gg_json_node_is_number (b))
+        return _gg_json_number_compare (a, b) == 0;
       if (json_node_get_value_type (a) != json_node_get_value_type (b))
         return FALSE;
       if (json_node_get_value_type (a) == G_TYPE_BOOLEAN)
@@ -924,8 +396,66 @@ gg_json_equal (JsonNode *a,
     }
 }
 
+/* A hash consistent with gg_json_equal(): numbers hash by their value as
+ * a double (so 1 and 1.0 collide, as they must), objects independently
+ * of member order. */
+guint
+_gg_json_hash (JsonNode *node)
+{
+  switch (json_node_get_node_type (node))
+    {
+    case JSON_NODE_OBJECT:
+      {
+        JsonObjectIter iter;
+        const char *name;
+        JsonNode *member;
+        guint h = 0x9e3779b9u;
+
+        json_object_iter_init (&iter, json_node_get_object (node));
+        while (json_object_iter_next (&iter, &name, &member))
+          h += g_str_hash (name) * 31u ^ _gg_json_hash (member);
+        return h;
+      }
+
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *array = json_node_get_array (node);
+        guint n = json_array_get_length (array);
+        guint h = 0x85ebca6bu + n;
+
+        for (guint i = 0; i < n; i++)
+          h = h * 33u ^ _gg_json_hash (json_array_get_element (array, i));
+        return h;
+      }
+
+    case JSON_NODE_VALUE:
+      switch (json_node_get_value_type (node))
+        {
+        case G_TYPE_INT64:
+        case G_TYPE_DOUBLE:
+          {
+            double d = json_node_get_value_type (node) == G_TYPE_INT64
+                         ? (double) json_node_get_int (node) : json_node_get_double (node);
+            if (d == 0)
+              d = 0;  /* -0.0 equals 0 */
+            return g_double_hash (&d);
+          }
+        case G_TYPE_STRING:
+          return json_node_get_string (node) != NULL ? g_str_hash (json_node_get_string (node)) : 1;
+        case G_TYPE_BOOLEAN:
+          return json_node_get_boolean (node) ? 3 : 2;
+        default:
+          return 4;
+        }
+
+    case JSON_NODE_NULL:
+    default:
+      return 5;
+    }
+}
+
 JsonNode *
-gg_json_node_take_object (JsonObject *object)
+_gg_json_node_take_object (JsonObject *object)
 {
   JsonNode *node = json_node_init (json_node_alloc (), JSON_NODE_OBJECT);
   json_node_take_object (node, object);
@@ -933,15 +463,24 @@ gg_json_node_take_object (JsonObject *object)
 }
 
 JsonNode *
-gg_json_node_take_array (JsonArray *array)
+_gg_json_node_take_array (JsonArray *array)
 {
   JsonNode *node = json_node_init (json_node_alloc (), JSON_NODE_ARRAY);
   json_node_take_array (node, array);
   return node;
 }
 
+/**
+ * gg_json_copy:
+ * @node: a JSON value
+ *
+ * Copies @node deeply: unlike json_node_copy(), the copy shares no object or
+ * array with @node, so changing one never changes the other.
+ *
+ * Returns: (transfer full): a mutable copy of @node
+ */
 JsonNode *
-gg_json_deep_copy (JsonNode *node)
+gg_json_copy (JsonNode *node)
 {
   switch (json_node_get_node_type (node))
     {
@@ -954,8 +493,8 @@ gg_json_deep_copy (JsonNode *node)
 
         json_object_iter_init_ordered (&iter, json_node_get_object (node));
         while (json_object_iter_next_ordered (&iter, &name, &member))
-          json_object_set_member (copy, name, gg_json_deep_copy (member));
-        return gg_json_node_take_object (copy);
+          json_object_set_member (copy, name, gg_json_copy (member));
+        return _gg_json_node_take_object (copy);
       }
 
     case JSON_NODE_ARRAY:
@@ -965,8 +504,8 @@ gg_json_deep_copy (JsonNode *node)
         JsonArray *copy = json_array_sized_new (n);
 
         for (guint i = 0; i < n; i++)
-          json_array_add_element (copy, gg_json_deep_copy (json_array_get_element (array, i)));
-        return gg_json_node_take_array (copy);
+          json_array_add_element (copy, gg_json_copy (json_array_get_element (array, i)));
+        return _gg_json_node_take_array (copy);
       }
 
     case JSON_NODE_VALUE:

@@ -28,10 +28,15 @@ JsonNode *gg_json_parse             (const char *data,
                                      GError    **error);
 char     *gg_json_to_string         (JsonNode *node);
 char     *gg_json_object_to_string  (JsonObject *object);
+/* A copy that shares nothing with @node (json_node_copy() shares objects
+ * and arrays by reference). The copy is mutable. */
+JsonNode *gg_json_copy              (JsonNode *node);
 gboolean  gg_json_equal             (JsonNode *a,
                                      JsonNode *b);
 
-/* Dot paths: "player.gold", "party.0.name"; "" is the root. */
+/* Dot paths: "player.gold", "party.0.name"; "" is the root. get returns a
+ * node borrowed from @root; set stores a deep copy of @value; remove
+ * returns the removed node (transfer full). See gg-json-path.c. */
 char    **gg_json_path_split        (const char *path,
                                      GError    **error);
 JsonNode *gg_json_path_get          (JsonNode   *root,

@@ -9,15 +9,11 @@
  */
 #include "config.h"
 
-#include <math.h>
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
 
 #include "gg-jsonrpc-private.h"
-
-#define MAX_DEPTH      128
-#define MAX_SAFE_INT   G_GINT64_CONSTANT (9007199254740991)
 
 typedef struct {
   GgJsonRpcMethodFunc func;
@@ -82,151 +78,6 @@ _gg_jsonrpc_code_name (int code)
     }
 }
 
-/* Compact serializer */
-
-static void
-write_string (GString    *out,
-              const char *s)
-{
-  const char *run = s;
-
-  g_string_append_c (out, '"');
-  for (const char *p = s; *p != '\0'; p++)
-    {
-      guchar c = (guchar) *p;
-      const char *esc;
-      char buf[8];
-
-      if (c >= 0x20 && c != '"' && c != '\\')
-        continue;
-      g_string_append_len (out, run, p - run);
-      run = p + 1;
-      switch (c)
-        {
-        case '"': esc = "\\\""; break;
-        case '\\': esc = "\\\\"; break;
-        case '\n': esc = "\\n"; break;
-        case '\r': esc = "\\r"; break;
-        case '\t': esc = "\\t"; break;
-        case '\b': esc = "\\b"; break;
-        case '\f': esc = "\\f"; break;
-        default:
-          g_snprintf (buf, sizeof buf, "\\u%04x", c);
-          esc = buf;
-          break;
-        }
-      g_string_append (out, esc);
-    }
-  g_string_append (out, run);
-  g_string_append_c (out, '"');
-}
-
-static void
-write_double (GString *out,
-              double   v)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  if (!isfinite (v))
-    {
-      g_string_append (out, "null");
-      return;
-    }
-  /* The shortest of %.15g / %.17g that reads back as the same value. */
-  g_ascii_formatd (buf, sizeof buf, "%.15g", v);
-  if (g_ascii_strtod (buf, NULL) != v)
-    g_ascii_formatd (buf, sizeof buf, "%.17g", v);
-  g_string_append (out, buf);
-}
-
-static void write_node (GString *out, JsonNode *node);
-
-typedef struct {
-  GString  *out;
-  gboolean  first;
-  gboolean  skip_code;
-} MemberWriter;
-
-static void
-write_member (JsonObject  *object,
-              const char  *name,
-              JsonNode    *node,
-              gpointer     user_data)
-{
-  MemberWriter *w = user_data;
-
-  if (w->skip_code && strcmp (name, "code") == 0)
-    return;
-  if (!w->first)
-    g_string_append_c (w->out, ',');
-  w->first = FALSE;
-  write_string (w->out, name);
-  g_string_append_c (w->out, ':');
-  write_node (w->out, node);
-}
-
-static void
-write_node (GString  *out,
-            JsonNode *node)
-{
-  if (node == NULL)
-    {
-      g_string_append (out, "null");
-      return;
-    }
-
-  switch (json_node_get_node_type (node))
-    {
-    case JSON_NODE_OBJECT:
-      {
-        MemberWriter w = { out, TRUE, FALSE };
-
-        g_string_append_c (out, '{');
-        json_object_foreach_member (json_node_get_object (node), write_member, &w);
-        g_string_append_c (out, '}');
-      }
-      break;
-
-    case JSON_NODE_ARRAY:
-      {
-        JsonArray *array = json_node_get_array (node);
-        guint n = json_array_get_length (array);
-
-        g_string_append_c (out, '[');
-        for (guint i = 0; i < n; i++)
-          {
-            if (i > 0)
-              g_string_append_c (out, ',');
-            write_node (out, json_array_get_element (array, i));
-          }
-        g_string_append_c (out, ']');
-      }
-      break;
-
-    case JSON_NODE_VALUE:
-      {
-        GType type = json_node_get_value_type (node);
-
-        if (type == G_TYPE_INT64)
-          g_string_append_printf (out, "%" G_GINT64_FORMAT, json_node_get_int (node));
-        else if (type == G_TYPE_DOUBLE)
-          write_double (out, json_node_get_double (node));
-        else if (type == G_TYPE_BOOLEAN)
-          g_string_append (out, json_node_get_boolean (node) ? "true" : "false");
-        else if (type == G_TYPE_STRING)
-          write_string (out, json_node_get_string (node));
-        else
-          g_string_append (out, "null");
-      }
-      break;
-
-    case JSON_NODE_NULL:
-    default:
-      g_string_append (out, "null");
-      break;
-    }
-}
-
 /* Sending */
 
 static void
@@ -247,9 +98,9 @@ _gg_jsonrpc_peer_send_result (GgJsonRpcPeer *self,
 
   g_string_truncate (out, 0);
   g_string_append (out, "{\"jsonrpc\":\"2.0\",\"id\":");
-  write_node (out, id);
+  _gg_jsonrpc_write_node (out, id);
   g_string_append (out, ",\"result\":");
-  write_node (out, result);
+  _gg_jsonrpc_write_node (out, result);
   g_string_append_c (out, '}');
   send_out (self);
 }
@@ -266,35 +117,35 @@ _gg_jsonrpc_peer_send_error (GgJsonRpcPeer *self,
 
   g_string_truncate (out, 0);
   g_string_append (out, "{\"jsonrpc\":\"2.0\",\"id\":");
-  write_node (out, id);
+  _gg_jsonrpc_write_node (out, id);
   g_string_append_printf (out, ",\"error\":{\"code\":%d,\"message\":", code);
-  write_string (out, message != NULL ? message : "");
+  _gg_jsonrpc_write_string (out, message != NULL ? message : "");
 
   /* Standard codes always carry their `data.code` name, first. */
   if (data != NULL && JSON_NODE_HOLDS_OBJECT (data))
     {
       JsonObject *obj = json_node_get_object (data);
-      MemberWriter w = { out, TRUE, FALSE };
+      GgJsonRpcMemberWriter w = { out, TRUE };
 
       g_string_append (out, ",\"data\":{");
       if (name != NULL && !json_object_has_member (obj, "code"))
         {
           g_string_append (out, "\"code\":");
-          write_string (out, name);
+          _gg_jsonrpc_write_string (out, name);
           w.first = FALSE;
         }
-      json_object_foreach_member (obj, write_member, &w);
+      json_object_foreach_member (obj, _gg_jsonrpc_write_member, &w);
       g_string_append_c (out, '}');
     }
   else if (data != NULL)
     {
       g_string_append (out, ",\"data\":");
-      write_node (out, data);
+      _gg_jsonrpc_write_node (out, data);
     }
   else if (name != NULL)
     {
       g_string_append (out, ",\"data\":{\"code\":");
-      write_string (out, name);
+      _gg_jsonrpc_write_string (out, name);
       g_string_append_c (out, '}');
     }
   g_string_append (out, "}}");
@@ -335,178 +186,6 @@ _gg_jsonrpc_peer_request_done (GgJsonRpcPeer *self)
       g_autoptr(GgJsonRpcPeer) hold = g_object_ref (self);
       g_signal_emit (self, signals[SIGNAL_IDLE], 0);
     }
-}
-
-/* Checking incoming text */
-
-enum { C_BAD, C_SPACE, C_QUOTE, C_OPEN, C_CLOSE, C_PUNCT, C_NUMBER, C_WORD };
-
-static const guint8 char_class[256] = {
-  [' '] = C_SPACE, ['\t'] = C_SPACE, ['\n'] = C_SPACE, ['\r'] = C_SPACE,
-  ['"'] = C_QUOTE, ['{'] = C_OPEN, ['['] = C_OPEN, ['}'] = C_CLOSE, [']'] = C_CLOSE,
-  [','] = C_PUNCT, [':'] = C_PUNCT,
-  ['-'] = C_NUMBER, ['0'] = C_NUMBER, ['1'] = C_NUMBER, ['2'] = C_NUMBER,
-  ['3'] = C_NUMBER, ['4'] = C_NUMBER, ['5'] = C_NUMBER, ['6'] = C_NUMBER,
-  ['7'] = C_NUMBER, ['8'] = C_NUMBER, ['9'] = C_NUMBER,
-  ['t'] = C_WORD, ['f'] = C_WORD, ['n'] = C_WORD,
-};
-
-/* One linear pass: nesting depth, one top-level value, only JSON tokens
- * outside strings, integers json-glib can hold (it wraps silently).
- * Returns NULL if json-glib may parse it, else why not. */
-static const char *
-precheck (const guint8 *p,
-          gsize         n)
-{
-  guint depth = 0;
-  guint values = 0;
-  gsize i = 0;
-
-  while (i < n)
-    {
-      guint8 c = p[i];
-
-      switch (char_class[c])
-        {
-        case C_SPACE:
-        case C_PUNCT:
-          i++;
-          break;
-
-        case C_QUOTE:
-          {
-            gsize j = i + 1;
-
-            if (depth == 0)
-              values++;
-            for (;;)
-              {
-                const guint8 *q = j < n ? memchr (p + j, '"', n - j) : NULL;
-                gsize backslashes = 0;
-
-                if (q == NULL)
-                  return "unterminated string";
-                while (q - backslashes > p + i + 1 && q[-1 - (gssize) backslashes] == '\\')
-                  backslashes++;
-                j = (gsize) (q - p) + 1;
-                if (backslashes % 2 == 0)
-                  break;
-              }
-            i = j;
-          }
-          break;
-
-        case C_OPEN:
-          if (depth == 0)
-            values++;
-          if (++depth > MAX_DEPTH)
-            return "nesting deeper than 128 levels";
-          i++;
-          break;
-
-        case C_CLOSE:
-          if (depth == 0)
-            return "unbalanced brackets";
-          depth--;
-          i++;
-          break;
-
-        case C_NUMBER:
-          {
-            gsize start = i;
-            gboolean integral = TRUE;
-
-            if (depth == 0)
-              values++;
-            while (i < n && (g_ascii_isdigit (p[i]) || p[i] == '-' || p[i] == '+' ||
-                             p[i] == '.' || p[i] == 'e' || p[i] == 'E'))
-              {
-                if (p[i] == '.' || p[i] == 'e' || p[i] == 'E')
-                  integral = FALSE;
-                i++;
-              }
-            if (integral && i - start > 18)
-              {
-                char buf[24];
-                gint64 v;
-
-                if (i - start >= sizeof buf)
-                  return "integer out of range";
-                memcpy (buf, p + start, i - start);
-                buf[i - start] = '\0';
-                if (!g_ascii_string_to_signed (buf, 10, G_MININT64, G_MAXINT64, &v, NULL))
-                  return "integer out of range";
-              }
-          }
-          break;
-
-        case C_WORD:
-          {
-            gsize start = i;
-
-            if (depth == 0)
-              values++;
-            while (i < n && g_ascii_isalpha (p[i]))
-              i++;
-            if (!((i - start == 4 && memcmp (p + start, "true", 4) == 0) ||
-                  (i - start == 5 && memcmp (p + start, "false", 5) == 0) ||
-                  (i - start == 4 && memcmp (p + start, "null", 4) == 0)))
-              return "unexpected word";
-          }
-          break;
-
-        case C_BAD:
-        default:
-          return "unexpected character";
-        }
-
-      if (values > 1)
-        return "more than one value";
-    }
-  return NULL;
-}
-
-/* Ids: strings, or integers within +-(2^53-1) (integral doubles count).
- * Returns a normalised copy, or NULL if @node is not a usable id. */
-static JsonNode *
-normalize_id (JsonNode *node)
-{
-  GType type;
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
-    return NULL;
-  type = json_node_get_value_type (node);
-  if (type == G_TYPE_STRING)
-    return json_node_ref (node);
-  if (type == G_TYPE_INT64)
-    {
-      gint64 v = json_node_get_int (node);
-
-      if (v < -MAX_SAFE_INT || v > MAX_SAFE_INT)
-        return NULL;
-      return json_node_ref (node);
-    }
-  if (type == G_TYPE_DOUBLE)
-    {
-      double v = json_node_get_double (node);
-      JsonNode *id;
-
-      if (!isfinite (v) || v != floor (v) || fabs (v) > (double) MAX_SAFE_INT)
-        return NULL;
-      id = json_node_new (JSON_NODE_VALUE);
-      json_node_set_int (id, (gint64) v);
-      return id;
-    }
-  return NULL;
-}
-
-/* The pending-table key of an id: the type is part of it, "1" is not 1. */
-static char *
-id_key (JsonNode *id)
-{
-  if (json_node_get_value_type (id) == G_TYPE_STRING)
-    return g_strconcat ("s:", json_node_get_string (id), NULL);
-  return g_strdup_printf ("i:%" G_GINT64_FORMAT, json_node_get_int (id));
 }
 
 /* Outgoing calls */
@@ -599,7 +278,7 @@ handle_response (GgJsonRpcPeer *self,
                  JsonObject    *obj,
                  JsonNode      *raw_id)
 {
-  g_autoptr(JsonNode) id = normalize_id (raw_id);
+  g_autoptr(JsonNode) id = _gg_jsonrpc_normalize_id (raw_id);
   g_autofree char *key = NULL;
   g_autoptr(GTask) task = NULL;
   JsonNode *version = json_object_get_member (obj, "jsonrpc");
@@ -618,7 +297,7 @@ handle_response (GgJsonRpcPeer *self,
       return;
     }
 
-  key = id_key (id);
+  key = _gg_jsonrpc_id_key (id);
   task = pending_take (self, key);
   if (task == NULL)
     {
@@ -706,10 +385,11 @@ handle_message (GgJsonRpcPeer *self,
   g_autoptr(JsonNode) root = NULL;
   g_autoptr(JsonNode) id = NULL;
   const char *why;
+  gboolean big_int = FALSE;
   JsonObject *obj;
   JsonNode *raw_id, *version, *method, *params;
 
-  why = precheck ((const guint8 *) data, length);
+  why = _gg_jsonrpc_precheck ((const guint8 *) data, length, &big_int);
   if (why != NULL)
     {
       g_autofree char *message = g_strconcat ("Parse error: ", why, NULL);
@@ -751,15 +431,29 @@ handle_message (GgJsonRpcPeer *self,
   if (method == NULL && (raw_id != NULL || json_object_has_member (obj, "result") ||
                          json_object_has_member (obj, "error")))
     {
+      if (big_int && raw_id != NULL && JSON_NODE_HOLDS_VALUE (raw_id) &&
+          json_node_get_value_type (raw_id) != G_TYPE_STRING)
+        raw_id = NULL;
       handle_response (self, obj, raw_id);
       return;
     }
 
-  id = normalize_id (raw_id);
+  /* With a wrapped integer somewhere, a number id cannot be trusted. */
+  if (big_int && raw_id != NULL && JSON_NODE_HOLDS_VALUE (raw_id) &&
+      json_node_get_value_type (raw_id) != G_TYPE_STRING)
+    id = NULL;
+  else
+    id = _gg_jsonrpc_normalize_id (raw_id);
   if (raw_id != NULL && id == NULL)
     {
       send_protocol_error (self, NULL, GG_JSONRPC_INVALID_REQUEST,
                            "Invalid Request: the id must be a string or an integer", NULL);
+      return;
+    }
+  if (big_int)
+    {
+      send_protocol_error (self, id, GG_JSONRPC_INVALID_REQUEST,
+                           "Invalid Request: integer out of range", NULL);
       return;
     }
 
@@ -1090,11 +784,11 @@ write_request (GgJsonRpcPeer *self,
       g_string_append_c (out, ',');
     }
   g_string_append (out, "\"method\":");
-  write_string (out, method);
+  _gg_jsonrpc_write_string (out, method);
   if (params != NULL)
     {
       g_string_append (out, ",\"params\":");
-      write_node (out, params);
+      _gg_jsonrpc_write_node (out, params);
     }
   g_string_append_c (out, '}');
 }
@@ -1165,7 +859,7 @@ gg_jsonrpc_peer_call_async (GgJsonRpcPeer       *self,
       GString *s = g_string_new (NULL);
 
       id_text = g_strdup_printf ("%s%" G_GUINT64_FORMAT, self->id_prefix, self->next_id);
-      write_string (s, id_text);
+      _gg_jsonrpc_write_string (s, id_text);
       id_json = g_string_free (s, FALSE);
     }
   else

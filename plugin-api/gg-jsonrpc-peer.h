@@ -11,6 +11,13 @@
 
 G_BEGIN_DECLS
 
+/* JsonNode arguments are borrowed (copied or referenced as needed); the
+ * getters of GgJsonRpcRequest return values owned by the request.
+ * Errors the peer produces itself carry `data.code`: parse_error,
+ * invalid_message, method_not_found (plus `data.method`), invalid_params,
+ * internal_error. Incoming JSON nested deeper than 128 levels is refused
+ * with -32700 before it is parsed. */
+
 /* Standard JSON-RPC error codes. */
 #define GG_JSONRPC_PARSE_ERROR      (-32700)
 #define GG_JSONRPC_INVALID_REQUEST  (-32600)

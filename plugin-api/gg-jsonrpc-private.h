@@ -31,4 +31,32 @@ void              _gg_jsonrpc_peer_request_done    (GgJsonRpcPeer *self);
 /* The oam-style `data.code` name of a standard code, or NULL. */
 const char       *_gg_jsonrpc_code_name            (int            code);
 
+/* gg-jsonrpc-wire.c */
+
+/* Why @data (not NUL-terminated) cannot be handed to json-glib, or NULL:
+ * nesting beyond 128 levels, more than one value, tokens JSON does not
+ * have. Sets @big_int if an integer does not fit in 64 bits. */
+const char       *_gg_jsonrpc_precheck             (const guint8  *data,
+                                                    gsize          length,
+                                                    gboolean      *big_int);
+/* Compact JSON output (NULL is written as null). */
+void              _gg_jsonrpc_write_string         (GString       *out,
+                                                    const char    *s);
+void              _gg_jsonrpc_write_node           (GString       *out,
+                                                    JsonNode      *node);
+typedef struct {
+  GString  *out;
+  gboolean  first;
+} GgJsonRpcMemberWriter;
+/* A json_object_foreach_member() callback writing `"name":value` pairs. */
+void              _gg_jsonrpc_write_member         (JsonObject    *object,
+                                                    const char    *name,
+                                                    JsonNode      *node,
+                                                    gpointer       user_data);
+/* A usable id (string, or integer within +-(2^53-1); integral doubles
+ * become integers), or NULL. */
+JsonNode         *_gg_jsonrpc_normalize_id         (JsonNode      *node);
+/* Key of an id in a table of pending calls: "1" and 1 differ. */
+char             *_gg_jsonrpc_id_key               (JsonNode      *id);
+
 G_END_DECLS

@@ -19,13 +19,13 @@ merge (JsonNode *target,
   if (!JSON_NODE_HOLDS_OBJECT (patch))
     {
       g_clear_pointer (&target, json_node_unref);
-      return gg_json_deep_copy (patch);
+      return gg_json_copy (patch);
     }
 
   if (target == NULL || !JSON_NODE_HOLDS_OBJECT (target))
     {
       g_clear_pointer (&target, json_node_unref);
-      target = gg_json_node_take_object (json_object_new ());
+      target = _gg_json_node_take_object (json_object_new ());
     }
   object = json_node_get_object (target);
 
@@ -42,7 +42,12 @@ merge (JsonNode *target,
           JsonNode *old = json_object_get_member (object, name);
           JsonNode *merged = merge (old != NULL ? json_node_ref (old) : NULL, value);
 
-          json_object_set_member (object, name, merged);
+          /* json_object_set_member() ignores (and does not consume) the
+           * node that is already there. */
+          if (merged == old)
+            json_node_unref (merged);
+          else
+            json_object_set_member (object, name, merged);
         }
     }
   return target;
@@ -68,5 +73,5 @@ gg_json_merge_patch (JsonNode *target,
 {
   g_return_val_if_fail (patch != NULL, NULL);
 
-  return merge (target != NULL ? gg_json_deep_copy (target) : NULL, patch);
+  return merge (target != NULL ? gg_json_copy (target) : NULL, patch);
 }

@@ -9,6 +9,8 @@
 
 G_BEGIN_DECLS
 
-JsonNode *gg_model_json_deep_copy (JsonNode *node);
+gsize       _gg_model_json_size      (JsonNode   *node);
+const char *_gg_model_json_get_string (JsonObject *object,
+                                       const char *name);
 
 G_END_DECLS

@@ -4,7 +4,10 @@
  */
 #include "config.h"
 
+#include <string.h>
+
 #include "gg-model.h"
+#include "gg-json.h"
 #include "gg-model-private.h"
 
 /* ---- errors ------------------------------------------------------------ */
@@ -248,48 +251,79 @@ gg_model_request_unref (GgModelRequest *request)
 
 /* ---- GgModelReply ------------------------------------------------------ */
 
-/* json_node_copy() shares containers; a boxed copy must not. */
-JsonNode *
-gg_model_json_deep_copy (JsonNode *node)
+/* The length of @node as compact JSON, counted without building the text:
+ * token estimates run on every step and need no exact escapes for doubles. */
+static gsize
+string_size (const char *text)
 {
-  JsonNode *copy;
+  gsize size = 2;
 
-  if (node == NULL)
-    return NULL;
+  for (const guchar *p = (const guchar *) text; *p != '\0'; p++)
+    size += (*p == '"' || *p == '\\') ? 2 : (*p < 0x20 ? 6 : 1);
+  return size;
+}
+
+gsize
+_gg_model_json_size (JsonNode *node)
+{
   switch (json_node_get_node_type (node))
     {
     case JSON_NODE_OBJECT:
       {
-        JsonObject *object = json_node_get_object (node);
-        JsonObject *dest = json_object_new ();
         JsonObjectIter iter;
         const char *name;
         JsonNode *member;
+        gsize size = 2;
+        guint n = 0;
 
-        json_object_iter_init_ordered (&iter, object);
-        while (json_object_iter_next_ordered (&iter, &name, &member))
-          json_object_set_member (dest, name, gg_model_json_deep_copy (member));
-        copy = json_node_init_object (json_node_alloc (), dest);
-        json_object_unref (dest);
-        return copy;
+        json_object_iter_init (&iter, json_node_get_object (node));
+        while (json_object_iter_next (&iter, &name, &member))
+          {
+            size += string_size (name) + 1 + _gg_model_json_size (member);
+            n++;
+          }
+        return size + (n > 1 ? n - 1 : 0);
       }
     case JSON_NODE_ARRAY:
       {
         JsonArray *array = json_node_get_array (node);
         guint n = json_array_get_length (array);
-        JsonArray *dest = json_array_sized_new (n);
+        gsize size = 2 + (n > 1 ? n - 1 : 0);
 
         for (guint i = 0; i < n; i++)
-          json_array_add_element (dest, gg_model_json_deep_copy (json_array_get_element (array, i)));
-        copy = json_node_init_array (json_node_alloc (), dest);
-        json_array_unref (dest);
-        return copy;
+          size += _gg_model_json_size (json_array_get_element (array, i));
+        return size;
       }
-    case JSON_NODE_VALUE:
     case JSON_NODE_NULL:
+      return 4;
+    case JSON_NODE_VALUE:
     default:
-      return json_node_copy (node);
+      {
+        GType type = json_node_get_value_type (node);
+        char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+        if (type == G_TYPE_STRING)
+          return string_size (json_node_get_string (node));
+        if (type == G_TYPE_BOOLEAN)
+          return json_node_get_boolean (node) ? 4 : 5;
+        if (type == G_TYPE_INT64)
+          return (gsize) g_snprintf (buffer, sizeof buffer, "%" G_GINT64_FORMAT, json_node_get_int (node));
+        return strlen (g_ascii_dtostr (buffer, sizeof buffer, json_node_get_double (node)));
+      }
     }
+}
+
+/* A string member, or NULL when absent or of another type: for input that
+ * may be anything, where json_object_get_string_member() would be critical. */
+const char *
+_gg_model_json_get_string (JsonObject *object,
+                           const char *name)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (node);
 }
 
 G_DEFINE_BOXED_TYPE (GgModelReply, gg_model_reply,
@@ -320,14 +354,14 @@ gg_model_reply_copy (const GgModelReply *reply)
   g_return_val_if_fail (reply != NULL, NULL);
   copy = gg_model_reply_new ();
   copy->text = g_strdup (reply->text);
-  copy->json = gg_model_json_deep_copy (reply->json);
+  copy->json = reply->json != NULL ? gg_json_copy (reply->json) : NULL;
   if (reply->tool_calls != NULL)
     {
       g_autoptr(JsonNode) node = json_node_new (JSON_NODE_ARRAY);
       g_autoptr(JsonNode) node_copy = NULL;
 
       json_node_set_array (node, reply->tool_calls);
-      node_copy = gg_model_json_deep_copy (node);
+      node_copy = gg_json_copy (node);
       copy->tool_calls = json_node_dup_array (node_copy);
     }
   copy->usage = reply->usage;
@@ -424,6 +458,7 @@ gg_model_step_async (GgModel             *self,
   g_return_if_fail (GG_IS_MODEL (self));
   g_return_if_fail (request != NULL);
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+  g_return_if_fail (GG_MODEL_GET_IFACE (self)->step_async != NULL);
   GG_MODEL_GET_IFACE (self)->step_async (self, request, on_delta, delta_data,
                                          cancellable, callback, user_data);
 }
@@ -442,6 +477,7 @@ gg_model_step_finish (GgModel       *self,
                       GError       **error)
 {
   g_return_val_if_fail (GG_IS_MODEL (self), NULL);
+  g_return_val_if_fail (GG_MODEL_GET_IFACE (self)->step_finish != NULL, NULL);
   return GG_MODEL_GET_IFACE (self)->step_finish (self, result, error);
 }
 

@@ -123,8 +123,8 @@ check_uuid (const char *s)
 }
 
 gboolean
-gg_schema_format_check (const char *format,
-                        const char *value)
+_gg_schema_format_check (const char *format,
+                         const char *value)
 {
   if (strcmp (format, "date-time") == 0)
     return check_date_time (value);

@@ -8,6 +8,9 @@
 
 G_BEGIN_DECLS
 
+/* Library-internal: the leading underscore keeps these out of
+ * tests/tools/api-symbols.py and so out of the exported map. */
+
 /* A $ref resolved at compile time. */
 typedef struct {
   JsonNode *target;   /* inside the schema root */
@@ -27,21 +30,21 @@ struct _GgSchema {
  * schema counts as looping, and overall nesting / work per validation. */
 #define GG_SCHEMA_MAX_REF_CHAIN   64
 #define GG_SCHEMA_MAX_DEPTH       512
-#define GG_SCHEMA_MAX_EVALUATIONS 4000000
+#define GG_SCHEMA_MAX_EVALUATIONS 1000000
 
 /* Sets an error carrying instance path @path (may be NULL) and schema
  * path @schema_path. */
-void     gg_schema_set_error        (GError    **error,
-                                     gint        code,
-                                     const char *path,
-                                     const char *schema_path,
-                                     const char *message);
+void     _gg_schema_set_error (GError    **error,
+                               gint        code,
+                               const char *path,
+                               const char *schema_path,
+                               const char *message);
 
 /* Appends "/token" to a JSON pointer, escaping '~' and '/'. */
-void     gg_schema_pointer_append   (GString    *pointer,
-                                     const char *token);
+void     _gg_schema_pointer_append (GString    *pointer,
+                                    const char *token);
 
-gboolean gg_schema_format_check     (const char *format,
-                                     const char *value);
+gboolean _gg_schema_format_check (const char *format,
+                                  const char *value);
 
 G_END_DECLS

@@ -55,9 +55,9 @@ fail (Validator  *v,
   spath = g_string_new ("#");
   g_string_append_len (spath, v->spath->str, (gssize) v->spath->len);
   if (keyword != NULL)
-    gg_schema_pointer_append (spath, keyword);
+    _gg_schema_pointer_append (spath, keyword);
   message = g_strdup_printf ("%s: %s", path, what);
-  gg_schema_set_error (&v->error, GG_SCHEMA_ERROR_INVALID, path, spath->str, message);
+  _gg_schema_set_error (&v->error, GG_SCHEMA_ERROR_INVALID, path, spath->str, message);
   return FALSE;
 }
 
@@ -73,7 +73,7 @@ fail_fatal (Validator  *v,
   if (!v->fatal)
     {
       g_clear_error (&v->error);
-      gg_schema_set_error (&v->error, GG_SCHEMA_ERROR_INVALID_SCHEMA, path, spath, message);
+      _gg_schema_set_error (&v->error, GG_SCHEMA_ERROR_INVALID_SCHEMA, path, spath, message);
       v->fatal = TRUE;
     }
   return FALSE;
@@ -115,7 +115,7 @@ type_matches (const char *type,
 
   if (strcmp (type, actual) == 0)
     return TRUE;
-  return strcmp (type, "integer") == 0 && gg_json_node_is_integral (instance);
+  return strcmp (type, "integer") == 0 && _gg_json_node_is_integral (instance);
 }
 
 static gboolean
@@ -204,7 +204,7 @@ check_number (Validator  *v,
 
       if (limit == NULL)
         continue;
-      cmp = gg_json_number_compare (instance, limit);
+      cmp = _gg_json_number_compare (instance, limit);
       if ((cmp < 0 ? -1 : cmp > 0 ? 1 : 0) == limits[i].bad_sign || (limits[i].or_equal && cmp == 0))
         {
           g_autofree char *text = gg_json_to_string (limit);
@@ -228,6 +228,15 @@ check_string (Validator  *v,
 {
   const char *str = json_node_get_string (instance);
   JsonNode *node;
+
+  if (!json_object_has_member (schema, "minLength") &&
+      !json_object_has_member (schema, "maxLength") &&
+      !json_object_has_member (schema, "pattern") && !json_object_has_member (schema, "format"))
+    return TRUE;
+  /* Parsed documents are always valid UTF-8; hand-built ones might not be,
+   * and neither GRegex nor code point counting may see that. */
+  if (str == NULL || !g_utf8_validate (str, -1, NULL))
+    return fail (v, NULL, "must be a valid UTF-8 string");
 
   node = json_object_get_member (schema, "minLength");
   if (node != NULL || json_object_has_member (schema, "maxLength"))
@@ -254,7 +263,7 @@ check_string (Validator  *v,
     }
 
   node = json_object_get_member (schema, "format");
-  if (node != NULL && !gg_schema_format_check (json_node_get_string (node), str))
+  if (node != NULL && !_gg_schema_format_check (json_node_get_string (node), str))
     return fail (v, "format", "must be a valid %s", json_node_get_string (node));
   return TRUE;
 }
@@ -275,12 +284,12 @@ validate_child (Validator  *v,
 
   if (token != NULL)
     {
-      gg_schema_pointer_append (v->ipath, token);
+      _gg_schema_pointer_append (v->ipath, token);
       v->ref_chain = 0;
     }
-  gg_schema_pointer_append (v->spath, keyword);
+  _gg_schema_pointer_append (v->spath, keyword);
   if (keyword2 != NULL)
-    gg_schema_pointer_append (v->spath, keyword2);
+    _gg_schema_pointer_append (v->spath, keyword2);
   ok = validate (v, schema, instance);
   g_string_truncate (v->ipath, ilen);
   g_string_truncate (v->spath, slen);
@@ -309,11 +318,20 @@ check_array (Validator  *v,
   node = json_object_get_member (schema, "uniqueItems");
   if (node != NULL && json_node_get_boolean (node))
     {
+      /* Hashing keeps hostile arrays linear, not quadratic. */
+      g_autoptr(GHashTable) seen = g_hash_table_new ((GHashFunc) _gg_json_hash,
+                                                     (GEqualFunc) gg_json_equal);
+
       for (guint i = 0; i < n; i++)
-        for (guint j = i + 1; j < n; j++)
-          if (gg_json_equal (json_array_get_element (array, i), json_array_get_element (array, j)))
+        {
+          JsonNode *element = json_array_get_element (array, i);
+          gpointer first;
+
+          if (g_hash_table_lookup_extended (seen, element, NULL, &first))
             return fail (v, "uniqueItems", "must not contain duplicates (items %u and %u are equal)",
-                         i, j);
+                         GPOINTER_TO_UINT (first), i);
+          g_hash_table_insert (seen, element, GUINT_TO_POINTER (i));
+        }
     }
 
   /* prefixItems (2020-12) or the array form of items (draft 7) check the
@@ -689,7 +707,7 @@ validate (Validator *v,
         }
     }
 
-  if (gg_json_node_is_number (instance))
+  if (_gg_json_node_is_number (instance))
     {
       if (!check_number (v, object, instance))
         goto out;
@@ -754,7 +772,7 @@ gg_schema_validate (GgSchema *self,
     return TRUE;
 
   if (v.error == NULL)
-    gg_schema_set_error (&v.error, GG_SCHEMA_ERROR_INVALID, "#", "#", "#: invalid");
+    _gg_schema_set_error (&v.error, GG_SCHEMA_ERROR_INVALID, "#", "#", "#: invalid");
   g_propagate_error (error, v.error);
   return FALSE;
 }

@@ -42,11 +42,11 @@ G_DEFINE_EXTENDED_ERROR (GgSchemaError, gg_schema_error)
 G_DEFINE_FINAL_TYPE (GgSchema, gg_schema, G_TYPE_OBJECT)
 
 void
-gg_schema_set_error (GError    **error,
-                     gint        code,
-                     const char *path,
-                     const char *schema_path,
-                     const char *message)
+_gg_schema_set_error (GError    **error,
+                      gint        code,
+                      const char *path,
+                      const char *schema_path,
+                      const char *message)
 {
   GError *e;
   GgSchemaErrorPrivate *priv;
@@ -102,8 +102,8 @@ gg_schema_error_get_schema_path (const GError *error)
 }
 
 void
-gg_schema_pointer_append (GString    *pointer,
-                          const char *token)
+_gg_schema_pointer_append (GString    *pointer,
+                           const char *token)
 {
   g_string_append_c (pointer, '/');
   for (const char *p = token; *p != '\0'; p++)
@@ -182,7 +182,7 @@ schema_error (GError    **error,
   what = g_strdup_vprintf (format, args);
   va_end (args);
   message = g_strdup_printf ("invalid schema at %s: %s", where, what);
-  gg_schema_set_error (error, GG_SCHEMA_ERROR_INVALID_SCHEMA, NULL, where, message);
+  _gg_schema_set_error (error, GG_SCHEMA_ERROR_INVALID_SCHEMA, NULL, where, message);
   return FALSE;
 }
 
@@ -224,9 +224,9 @@ compile_child (Compiler   *c,
   gsize len = spath->len;
   gboolean ok;
 
-  gg_schema_pointer_append (spath, token);
+  _gg_schema_pointer_append (spath, token);
   if (token2 != NULL)
-    gg_schema_pointer_append (spath, token2);
+    _gg_schema_pointer_append (spath, token2);
   ok = compile_node (c, node, spath, depth + 1, error);
   g_string_truncate (spath, len);
   return ok;
@@ -258,7 +258,7 @@ compile_regex (Compiler   *c,
   if (regex == NULL)
     {
       gsize len = spath->len;
-      gg_schema_pointer_append (spath, keyword);
+      _gg_schema_pointer_append (spath, keyword);
       schema_error (error, spath, "invalid regular expression: %s", local_error->message);
       g_string_truncate (spath, len);
       return FALSE;
@@ -288,7 +288,7 @@ compile_schema_map (Compiler   *c,
           gsize len = spath->len;
           gboolean ok;
 
-          gg_schema_pointer_append (spath, keyword);
+          _gg_schema_pointer_append (spath, keyword);
           ok = compile_regex (c, name, spath, name, error);
           g_string_truncate (spath, len);
           if (!ok)
@@ -372,7 +372,7 @@ resolve_ref (GgSchema   *self,
           *why = "it points to nothing";
           return NULL;
         }
-      gg_schema_pointer_append (pointer, tok);
+      _gg_schema_pointer_append (pointer, tok);
     }
 
   if (!is_schema (node))
@@ -389,7 +389,7 @@ resolve_ref (GgSchema   *self,
 static gboolean
 is_count (JsonNode *node)
 {
-  if (!gg_json_node_is_integral (node))
+  if (!_gg_json_node_is_integral (node))
     return FALSE;
   if (json_node_get_value_type (node) == G_TYPE_INT64)
     return json_node_get_int (node) >= 0;
@@ -419,6 +419,8 @@ compile_keyword (Compiler   *c,
       else if (JSON_NODE_HOLDS_ARRAY (value))
         {
           JsonArray *types = json_node_get_array (value);
+          if (json_array_get_length (types) == 0)
+            what = "must not be empty";
           for (guint i = 0; i < json_array_get_length (types) && what == NULL; i++)
             {
               JsonNode *t = json_array_get_element (types, i);
@@ -530,12 +532,12 @@ compile_keyword (Compiler   *c,
   else if (IS ("minimum") || IS ("maximum") || IS ("exclusiveMinimum") ||
            IS ("exclusiveMaximum"))
     {
-      if (!gg_json_node_is_number (value))
+      if (!_gg_json_node_is_number (value))
         what = "must be a number";
     }
   else if (IS ("multipleOf"))
     {
-      if (!gg_json_node_is_number (value) ||
+      if (!_gg_json_node_is_number (value) ||
           (json_node_get_value_type (value) == G_TYPE_INT64 ? json_node_get_int (value) <= 0
                                                             : !(json_node_get_double (value) > 0)))
         what = "must be a number greater than 0";
@@ -563,7 +565,7 @@ compile_keyword (Compiler   *c,
           resolved = resolve_ref (c->self, ref, &why);
           if (resolved == NULL)
             {
-              gg_schema_pointer_append (spath, kw);
+              _gg_schema_pointer_append (spath, kw);
               schema_error (error, spath, "cannot resolve \"%s\": %s", ref, why);
               g_string_truncate (spath, len);
               return FALSE;
@@ -576,7 +578,7 @@ compile_keyword (Compiler   *c,
 
   if (what != NULL)
     {
-      gg_schema_pointer_append (spath, kw);
+      _gg_schema_pointer_append (spath, kw);
       schema_error (error, spath, "%s: %s", kw, what);
       g_string_truncate (spath, len);
       return FALSE;
@@ -621,7 +623,18 @@ compile_node (Compiler *c,
  *
  * Compiles @schema: checks every keyword the validator understands
  * (types, regular expressions, counts, subschemas), resolves every local
- * `$ref` and compiles the patterns. Unknown keywords are ignored. A
+ * `$ref` and compiles the patterns. Understood: type, enum, const,
+ * properties, required, additionalProperties, patternProperties,
+ * propertyNames, min/maxProperties, dependencies, dependentRequired,
+ * dependentSchemas, items (schema and draft-7 array form),
+ * prefixItems, additionalItems, contains, min/maxItems, uniqueItems,
+ * minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf,
+ * minLength, maxLength (in code points), pattern (GRegex, unanchored,
+ * '$' only at the end), format (date-time, date, time, uuid asserted;
+ * others ignored), allOf, anyOf, oneOf, not, if/then/else, $defs,
+ * definitions and local `$ref` ("#", "#/$defs/x", JSON pointers with ~0,
+ * ~1 and %-escapes). Other keywords ($id, $anchor, $dynamicRef,
+ * unevaluated*, ...) are ignored; a `$ref` that is not local is refused. A
  * `$schema` naming draft-04 to draft-07 selects draft-7 `$ref` semantics
  * (siblings of `$ref` are ignored); otherwise 2020-12 semantics apply.
  * The schema is copied; later changes to @schema have no effect.
@@ -643,7 +656,7 @@ gg_schema_new (JsonNode *schema,
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   self = g_object_new (GG_TYPE_SCHEMA, NULL);
-  self->root = gg_json_deep_copy (schema);
+  self->root = gg_json_copy (schema);
   json_node_seal (self->root);
 
   if (JSON_NODE_HOLDS_OBJECT (self->root))

@@ -16,13 +16,13 @@ typedef void (*GgToolInvocationReturnFunc) (GgToolInvocation *invocation,
                                             gboolean          is_error,
                                             gpointer          user_data);
 
-GgToolInvocation *gg_tool_invocation_new          (JsonObject                 *call,
-                                                   JsonObject                 *tool,
-                                                   GgToolInvocationReturnFunc  func,
-                                                   gpointer                    user_data);
-void              gg_tool_invocation_abandon      (GgToolInvocation *self,
-                                                   const char       *reason);
-char             *gg_tool_output_to_model_text    (JsonNode *output,
-                                                   gboolean  is_error);
+GgToolInvocation *_gg_tool_invocation_new          (JsonObject                 *call,
+                                                    JsonObject                 *tool,
+                                                    GgToolInvocationReturnFunc  func,
+                                                    gpointer                    user_data);
+void              _gg_tool_invocation_abandon      (GgToolInvocation *self,
+                                                    const char       *reason);
+char             *_gg_tool_output_to_model_text    (JsonNode *output,
+                                                    gboolean  is_error);
 
 G_END_DECLS

@@ -6,6 +6,7 @@
 
 #include "gg-tool-invocation.h"
 #include "gg-tool-invocation-private.h"
+#include "gg-json.h"
 
 struct _GgToolInvocation {
   GObject parent_instance;
@@ -46,7 +47,7 @@ gg_tool_invocation_init (GgToolInvocation *self)
 }
 
 /*
- * gg_tool_invocation_new:
+ * _gg_tool_invocation_new:
  * @call: `{"id","name","arguments"}`; referenced
  * @tool: (nullable): the tool's definition; referenced
  * @func: receives the first answer
@@ -55,10 +56,10 @@ gg_tool_invocation_init (GgToolInvocation *self)
  * Returns: (transfer full): a new invocation waiting for its answer
  */
 GgToolInvocation *
-gg_tool_invocation_new (JsonObject                 *call,
-                        JsonObject                 *tool,
-                        GgToolInvocationReturnFunc  func,
-                        gpointer                    user_data)
+_gg_tool_invocation_new (JsonObject                 *call,
+                         JsonObject                 *tool,
+                         GgToolInvocationReturnFunc  func,
+                         gpointer                    user_data)
 {
   GgToolInvocation *self = g_object_new (GG_TYPE_TOOL_INVOCATION, NULL);
 
@@ -70,7 +71,7 @@ gg_tool_invocation_new (JsonObject                 *call,
 }
 
 /*
- * gg_tool_invocation_abandon:
+ * _gg_tool_invocation_abandon:
  * @self: a #GgToolInvocation
  * @reason: why the turn stopped waiting ("Error: The turn was cancelled.")
  *
@@ -78,8 +79,8 @@ gg_tool_invocation_new (JsonObject                 *call,
  * answer a no-op. Does nothing once the invocation is finished.
  */
 void
-gg_tool_invocation_abandon (GgToolInvocation *self,
-                            const char       *reason)
+_gg_tool_invocation_abandon (GgToolInvocation *self,
+                             const char       *reason)
 {
   g_return_if_fail (GG_IS_TOOL_INVOCATION (self));
 
@@ -93,7 +94,7 @@ gg_tool_invocation_abandon (GgToolInvocation *self,
 }
 
 /*
- * gg_tool_output_to_model_text:
+ * _gg_tool_output_to_model_text:
  * @output: (nullable): the executor's output
  * @is_error: whether it is an error output
  *
@@ -101,8 +102,8 @@ gg_tool_invocation_abandon (GgToolInvocation *self,
  *   value as compact JSON, errors prefixed with "Error: "
  */
 char *
-gg_tool_output_to_model_text (JsonNode *output,
-                              gboolean  is_error)
+_gg_tool_output_to_model_text (JsonNode *output,
+                               gboolean  is_error)
 {
   g_autofree char *text = NULL;
 
@@ -110,7 +111,7 @@ gg_tool_output_to_model_text (JsonNode *output,
       json_node_get_value_type (output) == G_TYPE_STRING)
     text = g_strdup (json_node_get_string (output));
   else if (output != NULL)
-    text = json_to_string (output, FALSE);
+    text = gg_json_to_string (output);
   else
     text = g_strdup ("null");
 

@@ -29,6 +29,8 @@ def strip(text):
 def symbols(headers):
     found = set()
     for header in headers:
+        if header.endswith('-private.h'):
+            continue  # not API: private headers are shared inside the library only
         with open(header, encoding='utf-8') as f:
             text = f.read()
         for m in DECLARE.finditer(text):

@@ -107,9 +107,37 @@ test_valid_syntax (void)
   g_assert_cmpuint (g_strv_length (groups), ==, 2);
   g_assert_cmpstr (groups[0], ==, "first");
   g_assert_cmpstr (groups[1], ==, "second.group");
+  {
+    g_auto(GStrv) keys = gg_config_list_keys (config, "first");
+    g_auto(GStrv) none = gg_config_list_keys (config, "nope");
+
+    g_assert_cmpuint (g_strv_length (keys), ==, 2);
+    g_assert_cmpstr (keys[0], ==, "a-key");
+    g_assert_cmpstr (keys[1], ==, "b_key");
+    g_assert_cmpuint (g_strv_length (none), ==, 0);
+  }
 
   unread = gg_config_list_unread (config);
   g_assert_cmpuint (g_strv_length (unread), ==, 0);
+}
+
+static void
+test_bom (void)
+{
+  g_autoptr(GgConfig) config = gg_config_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *value = NULL;
+
+  g_assert_true (gg_config_load_data (config, "\xef\xbb\xbf[g]\nk=v\n", "bom.conf", &error));
+  g_assert_no_error (error);
+  value = gg_config_get_string (config, "g", "k", NULL);
+  g_assert_cmpstr (value, ==, "v");
+
+  /* Only at the very start. */
+  g_assert_false (gg_config_load_data (config, "[g]\n\xef\xbb\xbfk=v\n", "bom.conf", &error));
+  g_assert_error (error, GG_CONFIG_ERROR, GG_CONFIG_ERROR_PARSE);
+  g_assert_cmpstr (error->message, ==,
+                   "bom.conf:2: invalid key name “\xef\xbb\xbfk” (use letters, digits, “-”, “_” and “.”)");
 }
 
 static void
@@ -194,6 +222,16 @@ test_file (void)
   g_assert_error (error, GG_CONFIG_ERROR, GG_CONFIG_ERROR_PARSE);
   expected = g_strdup_printf ("%s:2: NUL byte in the line", nul);
   g_assert_cmpstr (error->message, ==, expected);
+  g_clear_error (&error);
+
+  /* Endless or huge input is refused after reading just past the limit. */
+  g_assert_false (gg_config_load_file (config, "/dev/zero", &error));
+  g_assert_error (error, GG_CONFIG_ERROR, GG_CONFIG_ERROR_PARSE);
+  g_assert_cmpstr (error->message, ==, "/dev/zero: the file is larger than 1048576 bytes");
+  g_clear_error (&error);
+
+  g_assert_false (gg_config_load_file (config, dir, &error));
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR);
   g_clear_error (&error);
 
   g_assert_true (gg_config_load_file (config, good, &error));
@@ -404,14 +442,16 @@ test_unread (void)
   s = gg_config_get_string (config, "c", "absent", NULL);
 
   unread = gg_config_list_unread (config);
-  g_assert_cmpuint (g_strv_length (unread), ==, 2);
+  g_assert_cmpuint (g_strv_length (unread), ==, 3);
   g_assert_cmpstr (unread[0], ==, "t.conf:3: unknown key 'typo' in [a]");
   g_assert_cmpstr (unread[1], ==, "t.conf:7: unknown key 'lost' in [c]");
+  g_assert_cmpstr (unread[2], ==, "command line: unknown key 'override' in [a]");
 
   /* gg_config_get_location() is not a read; set_invalid() is. */
   g_free (gg_config_get_location (config, "a", "typo"));
   gg_config_set_invalid (config, "a", "typo", NULL, "unused");
   g_free (gg_config_get_string (config, "c", "lost", NULL));
+  g_assert_true (gg_config_has_key (config, "a", "override"));
   none = gg_config_list_unread (config);
   g_assert_cmpuint (g_strv_length (none), ==, 0);
 }
@@ -485,6 +525,7 @@ main (int argc, char **argv)
   g_test_add_func ("/config/syntax-errors", test_syntax_errors);
   g_test_add_func ("/config/valid-syntax", test_valid_syntax);
   g_test_add_func ("/config/empty", test_empty);
+  g_test_add_func ("/config/bom", test_bom);
   g_test_add_func ("/config/oversized", test_oversized);
   g_test_add_func ("/config/long-lines", test_long_lines);
   g_test_add_func ("/config/file", test_file);

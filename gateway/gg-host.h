@@ -1,0 +1,34 @@
+/* gg-host.h: what the host's modes share (host only, not API).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gamegate.h>
+
+#include "gg-plugin-loader.h"
+
+G_BEGIN_DECLS
+
+/* Exit statuses of `gamegate`. */
+enum {
+  GG_EXIT_OK = 0,
+  GG_EXIT_FAILURE = 1,  /* a run-time failure */
+  GG_EXIT_USAGE = 2,    /* a bad command line or configuration */
+};
+
+/* How long plugins get to close what they opened at shutdown. */
+#define GG_HOST_SHUTDOWN_TIMEOUT_MS 5000
+
+typedef struct {
+  GgBus *bus;
+  GgConfig *config;
+  GgPluginLoader *loader;
+  char *notify_socket;  /* $NOTIFY_SOCKET, or NULL */
+} GgHost;
+
+int gg_daemon_run (GgHost *host);
+int gg_stdio_run  (GgHost     *host,
+                   GgFrontend *frontend);
+
+G_END_DECLS

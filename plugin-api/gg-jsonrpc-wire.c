@@ -1,0 +1,329 @@
+/* gg-jsonrpc-wire.c: the JSON text of JSON-RPC: a cheap check of incoming
+ * text before json-glib parses it, a compact serializer for outgoing
+ * messages, and id rules.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "gg-jsonrpc-private.h"
+
+#define MAX_DEPTH      128
+#define MAX_SAFE_INT   G_GINT64_CONSTANT (9007199254740991)
+
+/* Compact serializer */
+
+void
+_gg_jsonrpc_write_string (GString    *out,
+                          const char *s)
+{
+  const char *run = s;
+
+  g_string_append_c (out, '"');
+  for (const char *p = s; *p != '\0'; p++)
+    {
+      guchar c = (guchar) *p;
+      const char *esc;
+      char buf[8];
+
+      if (c >= 0x20 && c != '"' && c != '\\')
+        continue;
+      g_string_append_len (out, run, p - run);
+      run = p + 1;
+      switch (c)
+        {
+        case '"': esc = "\\\""; break;
+        case '\\': esc = "\\\\"; break;
+        case '\n': esc = "\\n"; break;
+        case '\r': esc = "\\r"; break;
+        case '\t': esc = "\\t"; break;
+        case '\b': esc = "\\b"; break;
+        case '\f': esc = "\\f"; break;
+        default:
+          g_snprintf (buf, sizeof buf, "\\u%04x", c);
+          esc = buf;
+          break;
+        }
+      g_string_append (out, esc);
+    }
+  g_string_append (out, run);
+  g_string_append_c (out, '"');
+}
+
+static void
+write_double (GString *out,
+              double   v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (!isfinite (v))
+    {
+      g_string_append (out, "null");
+      return;
+    }
+  /* The shortest of %.15g / %.17g that reads back as the same value. */
+  g_ascii_formatd (buf, sizeof buf, "%.15g", v);
+  if (g_ascii_strtod (buf, NULL) != v)
+    g_ascii_formatd (buf, sizeof buf, "%.17g", v);
+  g_string_append (out, buf);
+}
+
+void
+_gg_jsonrpc_write_member (JsonObject  *object,
+                          const char  *name,
+                          JsonNode    *node,
+                          gpointer     user_data)
+{
+  GgJsonRpcMemberWriter *w = user_data;
+
+  if (!w->first)
+    g_string_append_c (w->out, ',');
+  w->first = FALSE;
+  _gg_jsonrpc_write_string (w->out, name);
+  g_string_append_c (w->out, ':');
+  _gg_jsonrpc_write_node (w->out, node);
+}
+
+void
+_gg_jsonrpc_write_node (GString  *out,
+                        JsonNode *node)
+{
+  if (node == NULL)
+    {
+      g_string_append (out, "null");
+      return;
+    }
+
+  switch (json_node_get_node_type (node))
+    {
+    case JSON_NODE_OBJECT:
+      {
+        GgJsonRpcMemberWriter w = { out, TRUE };
+
+        g_string_append_c (out, '{');
+        json_object_foreach_member (json_node_get_object (node), _gg_jsonrpc_write_member, &w);
+        g_string_append_c (out, '}');
+      }
+      break;
+
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *array = json_node_get_array (node);
+        guint n = json_array_get_length (array);
+
+        g_string_append_c (out, '[');
+        for (guint i = 0; i < n; i++)
+          {
+            if (i > 0)
+              g_string_append_c (out, ',');
+            _gg_jsonrpc_write_node (out, json_array_get_element (array, i));
+          }
+        g_string_append_c (out, ']');
+      }
+      break;
+
+    case JSON_NODE_VALUE:
+      {
+        GType type = json_node_get_value_type (node);
+
+        if (type == G_TYPE_INT64)
+          g_string_append_printf (out, "%" G_GINT64_FORMAT, json_node_get_int (node));
+        else if (type == G_TYPE_DOUBLE)
+          write_double (out, json_node_get_double (node));
+        else if (type == G_TYPE_BOOLEAN)
+          g_string_append (out, json_node_get_boolean (node) ? "true" : "false");
+        else if (type == G_TYPE_STRING)
+          _gg_jsonrpc_write_string (out, json_node_get_string (node));
+        else
+          g_string_append (out, "null");
+      }
+      break;
+
+    case JSON_NODE_NULL:
+    default:
+      g_string_append (out, "null");
+      break;
+    }
+}
+
+/* Checking incoming text */
+
+enum { C_BAD, C_SPACE, C_QUOTE, C_OPEN, C_CLOSE, C_PUNCT, C_NUMBER, C_WORD };
+
+static const guint8 char_class[256] = {
+  [' '] = C_SPACE, ['\t'] = C_SPACE, ['\n'] = C_SPACE, ['\r'] = C_SPACE,
+  ['"'] = C_QUOTE, ['{'] = C_OPEN, ['['] = C_OPEN, ['}'] = C_CLOSE, [']'] = C_CLOSE,
+  [','] = C_PUNCT, [':'] = C_PUNCT,
+  ['-'] = C_NUMBER, ['0'] = C_NUMBER, ['1'] = C_NUMBER, ['2'] = C_NUMBER,
+  ['3'] = C_NUMBER, ['4'] = C_NUMBER, ['5'] = C_NUMBER, ['6'] = C_NUMBER,
+  ['7'] = C_NUMBER, ['8'] = C_NUMBER, ['9'] = C_NUMBER,
+  ['t'] = C_WORD, ['f'] = C_WORD, ['n'] = C_WORD,
+};
+
+/* One linear pass: nesting depth, one top-level value, only JSON tokens
+ * outside strings. Returns NULL if json-glib may parse it, else why not.
+ * Sets @big_int if an integer does not fit in 64 bits (json-glib wraps
+ * those silently, so their values cannot be trusted). */
+const char *
+_gg_jsonrpc_precheck (const guint8 *p,
+                      gsize         n,
+                      gboolean     *big_int)
+{
+  guint depth = 0;
+  guint values = 0;
+  gsize i = 0;
+
+  while (i < n)
+    {
+      guint8 c = p[i];
+
+      switch (char_class[c])
+        {
+        case C_SPACE:
+        case C_PUNCT:
+          i++;
+          break;
+
+        case C_QUOTE:
+          {
+            gsize j = i + 1;
+
+            if (depth == 0)
+              values++;
+            for (;;)
+              {
+                const guint8 *q = j < n ? memchr (p + j, '"', n - j) : NULL;
+                gsize backslashes = 0;
+
+                if (q == NULL)
+                  return "unterminated string";
+                while (q - backslashes > p + i + 1 && q[-1 - (gssize) backslashes] == '\\')
+                  backslashes++;
+                j = (gsize) (q - p) + 1;
+                if (backslashes % 2 == 0)
+                  break;
+              }
+            i = j;
+          }
+          break;
+
+        case C_OPEN:
+          if (depth == 0)
+            values++;
+          if (++depth > MAX_DEPTH)
+            return "nesting deeper than 128 levels";
+          i++;
+          break;
+
+        case C_CLOSE:
+          if (depth == 0)
+            return "unbalanced brackets";
+          depth--;
+          i++;
+          break;
+
+        case C_NUMBER:
+          {
+            gsize start = i;
+            gboolean integral = TRUE;
+
+            if (depth == 0)
+              values++;
+            while (i < n && (g_ascii_isdigit (p[i]) || p[i] == '-' || p[i] == '+' ||
+                             p[i] == '.' || p[i] == 'e' || p[i] == 'E'))
+              {
+                if (p[i] == '.' || p[i] == 'e' || p[i] == 'E')
+                  integral = FALSE;
+                i++;
+              }
+            if (integral && i - start > 18)
+              {
+                char buf[24];
+                gint64 v;
+
+                if (i - start >= sizeof buf)
+                  *big_int = TRUE;
+                else
+                  {
+                    memcpy (buf, p + start, i - start);
+                    buf[i - start] = '\0';
+                    if (!g_ascii_string_to_signed (buf, 10, G_MININT64, G_MAXINT64, &v, NULL))
+                      *big_int = TRUE;
+                  }
+              }
+          }
+          break;
+
+        case C_WORD:
+          {
+            gsize start = i;
+
+            if (depth == 0)
+              values++;
+            while (i < n && g_ascii_isalpha (p[i]))
+              i++;
+            if (!((i - start == 4 && memcmp (p + start, "true", 4) == 0) ||
+                  (i - start == 5 && memcmp (p + start, "false", 5) == 0) ||
+                  (i - start == 4 && memcmp (p + start, "null", 4) == 0)))
+              return "unexpected word";
+          }
+          break;
+
+        case C_BAD:
+        default:
+          return "unexpected character";
+        }
+
+      if (values > 1)
+        return "more than one value";
+    }
+  if (depth > 0)
+    return "unexpected end of input";
+  return NULL;
+}
+
+/* Ids: strings, or integers within +-(2^53-1) (integral doubles count).
+ * Returns a normalised copy, or NULL if @node is not a usable id. */
+JsonNode *
+_gg_jsonrpc_normalize_id (JsonNode *node)
+{
+  GType type;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return NULL;
+  type = json_node_get_value_type (node);
+  if (type == G_TYPE_STRING)
+    return json_node_ref (node);
+  if (type == G_TYPE_INT64)
+    {
+      gint64 v = json_node_get_int (node);
+
+      if (v < -MAX_SAFE_INT || v > MAX_SAFE_INT)
+        return NULL;
+      return json_node_ref (node);
+    }
+  if (type == G_TYPE_DOUBLE)
+    {
+      double v = json_node_get_double (node);
+      JsonNode *id;
+
+      if (!isfinite (v) || v != floor (v) || fabs (v) > (double) MAX_SAFE_INT)
+        return NULL;
+      id = json_node_new (JSON_NODE_VALUE);
+      json_node_set_int (id, (gint64) v);
+      return id;
+    }
+  return NULL;
+}
+
+/* The pending-table key of an id: the type is part of it, "1" is not 1. */
+char *
+_gg_jsonrpc_id_key (JsonNode *id)
+{
+  if (json_node_get_value_type (id) == G_TYPE_STRING)
+    return g_strconcat ("s:", json_node_get_string (id), NULL);
+  return g_strdup_printf ("i:%" G_GINT64_FORMAT, json_node_get_int (id));
+}
