@@ -23,7 +23,8 @@ struct _GgGabpCodec
   GgFramedStream *stream;
   GgGabpSchemas  *schemas;
   gboolean        validate;
-  gboolean        closed;
+  gboolean        closed;         /* no more input or output */
+  gboolean        closed_emitted; /* `closed` was emitted (also at end of input) */
   GHashTable     *sent;      /* our request id -> method */
   GHashTable     *received;  /* the peer's request id -> method */
 };
@@ -149,13 +150,17 @@ static void
 close_with_error (GgGabpCodec  *self,
                   const GError *error)
 {
+  gboolean emit = !self->closed_emitted;
+
   if (self->closed)
     return;
   self->closed = TRUE;
+  self->closed_emitted = TRUE;
   g_object_ref (self);
   if (self->stream != NULL)
     gg_framed_stream_close (self->stream);
-  g_signal_emit (self, signals[SIGNAL_CLOSED], 0, error);
+  if (emit)
+    g_signal_emit (self, signals[SIGNAL_CLOSED], 0, error);
   g_object_unref (self);
 }
 
@@ -362,7 +367,17 @@ on_closed (GgFramedStream *stream,
            GError         *error,
            GgGabpCodec    *self)
 {
-  close_with_error (self, error);
+  if (error != NULL)
+    {
+      close_with_error (self, error);
+      return;
+    }
+  /* End of input: answers to what was asked may still go out (a stdio
+   * client closes its end after its last request). */
+  if (self->closed_emitted)
+    return;
+  self->closed_emitted = TRUE;
+  g_signal_emit (self, signals[SIGNAL_CLOSED], 0, NULL);
 }
 
 static GgGabpCodec *

@@ -42,7 +42,9 @@ G_DECLARE_FINAL_TYPE (GgGabpCodec, gg_gabp_codec, GG, GABP_CODEC, GObject)
  *     not JSON or fails its schema; error is GG_GABP_ERROR with the code to
  *     answer with (-32700, -32600 or -32602);
  *  `closed` (GError *error or NULL): the peer is gone, or the framing broke
- *     beyond repair (a bad header: the stream cannot be resynchronised). */
+ *     beyond repair (a bad header: the stream cannot be resynchronised).
+ *     At a clean end of input (error NULL) sending still works until
+ *     gg_gabp_codec_close(). Emitted once. */
 GgGabpCodec *gg_gabp_codec_new                  (GIOStream     *stream,
                                                  GgGabpSchemas *schemas);
 GgGabpCodec *gg_gabp_codec_new_for_streams      (GInputStream  *input,

@@ -12,6 +12,7 @@
 
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gg-gabp-launcher.h"
 
@@ -217,6 +218,7 @@ gg_gabp_launcher_launch (GgGabpLauncher  *self,
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_auto(GStrv) base = g_get_environ ();
   g_auto(GStrv) env = NULL;
+  int stdout_fd;
 
   if (self->process != NULL)
     {
@@ -232,7 +234,12 @@ gg_gabp_launcher_launch (GgGabpLauncher  *self,
     return FALSE;
 
   env = gg_gabp_launcher_build_environ ((const char * const *) base, self->port, self->token, self->game_id);
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_INHERIT);
+  /* stdin from /dev/null and stdout into our stderr (the journal): in
+   * `gamegate mcp` stdin and stdout carry protocol messages. */
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  stdout_fd = dup (STDERR_FILENO);
+  if (stdout_fd >= 0)
+    g_subprocess_launcher_take_stdout_fd (launcher, stdout_fd);
   g_subprocess_launcher_set_environ (launcher, env);
   for (gsize i = 0; env[i] != NULL; i++)
     memset (env[i], 0, strlen (env[i]));

@@ -1,13 +1,14 @@
 /* gg-gabp-plugin.c: the gabp plugin's setup.
  *
- * Configuration (group [gabp]):
- *   mods=rimworld;factorio     games to connect to, one group each:
- *   [gabp.mod.<name>]
- *     host=127.0.0.1  port=5174  token=...   a mod started by hand
- *     command=/path/to/game --flag           or launched by gamegate like
- *                                            GABS does (fresh port/token)
- *     restart=false                          relaunch when the game exits
- *     backoff-initial-ms=100 backoff-max-ms=5000 timeout-ms=30000
+ * Configuration, all in group [gabp] (the gateway gives a plugin one group):
+ *   mods=rimworld;factorio     games to connect to; for each <name>:
+ *     <name>.host=127.0.0.1 <name>.port=5174 <name>.token=...
+ *                                            a mod started by hand, or
+ *     <name>.command=/path/to/game --flag    one gamegate launches like GABS
+ *                                            does (fresh port and token)
+ *     <name>.restart=false                   relaunch when the game exits
+ *     <name>.backoff-initial-ms=100 <name>.backoff-max-ms=5000
+ *     <name>.timeout-ms=30000
  *   max-message-size=1048576
  *   server=true                 GABP mod-side server in daemon mode
  *   server-port=0               (else GABP_SERVER_PORT, else any free port)
@@ -136,6 +137,13 @@ get_port (GgConfig   *config,
   return gg_config_get_int (config, group, key, 0, 65535, default_value, out, error);
 }
 
+static char *
+mod_key (const char *name,
+         const char *key)
+{
+  return g_strconcat (name, ".", key, NULL);
+}
+
 static Mod *
 setup_mod (GgPlugin      *plugin,
            GgGabpSchemas *schemas,
@@ -144,32 +152,47 @@ setup_mod (GgPlugin      *plugin,
            GError       **error)
 {
   GgConfig *config = gg_plugin_get_config (plugin);
-  g_autofree char *group = g_strconcat ("gabp.mod.", name, NULL);
-  g_autofree char *host = gg_config_get_string (config, group, "host", "127.0.0.1");
-  g_autofree char *token = gg_config_get_string (config, group, "token", NULL);
-  g_autofree char *command = gg_config_get_string (config, group, "command", NULL);
+  g_autofree char *host_key = mod_key (name, "host");
+  g_autofree char *port_key = mod_key (name, "port");
+  g_autofree char *token_key = mod_key (name, "token");
+  g_autofree char *command_key = mod_key (name, "command");
+  g_autofree char *restart_key = mod_key (name, "restart");
+  g_autofree char *initial_key = mod_key (name, "backoff-initial-ms");
+  g_autofree char *max_key = mod_key (name, "backoff-max-ms");
+  g_autofree char *timeout_key = mod_key (name, "timeout-ms");
+  g_autofree char *host = gg_config_get_string (config, GROUP, host_key, "127.0.0.1");
+  g_autofree char *token = gg_config_get_string (config, GROUP, token_key, NULL);
+  g_autofree char *command = gg_config_get_string (config, GROUP, command_key, NULL);
   g_autoptr(GgGabpClient) client = NULL;
   g_auto(GStrv) argv = NULL;
   gint64 port, backoff_initial, backoff_max, timeout;
   gboolean restart;
   Mod *mod;
 
-  if (!get_port (config, group, "port", 0, &port, error) ||
-      !gg_config_get_int (config, group, "backoff-initial-ms", 1, 60000, 100, &backoff_initial, error) ||
-      !gg_config_get_int (config, group, "backoff-max-ms", 1, 600000, 5000, &backoff_max, error) ||
-      !gg_config_get_int (config, group, "timeout-ms", 0, 3600000, 30000, &timeout, error) ||
-      !gg_config_get_boolean (config, group, "restart", FALSE, &restart, error))
+  for (const char *p = name; *p != '\0'; p++)
+    if (!g_ascii_isalnum (*p) && *p != '-' && *p != '_')
+      {
+        gg_config_set_invalid (config, GROUP, "mods", error, "%s",
+                               "mod names may hold only letters, digits, '-' and '_'");
+        return NULL;
+      }
+  if (!get_port (config, GROUP, port_key, 0, &port, error) ||
+      !gg_config_get_int (config, GROUP, initial_key, 1, 60000, 100, &backoff_initial, error) ||
+      !gg_config_get_int (config, GROUP, max_key, 1, 600000, 5000, &backoff_max, error) ||
+      !gg_config_get_int (config, GROUP, timeout_key, 0, 3600000, 30000, &timeout, error) ||
+      !gg_config_get_boolean (config, GROUP, restart_key, FALSE, &restart, error))
     return NULL;
 
   if (command != NULL && !g_shell_parse_argv (command, NULL, &argv, NULL))
     {
-      gg_config_set_invalid (config, group, "command", error, "%s", "not a valid command line");
+      gg_config_set_invalid (config, GROUP, command_key, error, "%s", "not a valid command line");
       return NULL;
     }
   if (command == NULL && (port == 0 || token == NULL))
     {
-      gg_config_set_invalid (config, group, "port", error, "%s",
-                             "a mod needs either `command` or both `port` and `token`");
+      gg_config_set_invalid (config, GROUP, "mods", error,
+                             "mod %s needs either %s or both %s and %s", name,
+                             command_key, port_key, token_key);
       return NULL;
     }
 
@@ -243,8 +266,11 @@ gabp_setup (GgPlugin  *plugin,
   token = gg_config_get_string (config, GROUP, "server-token", g_getenv ("GABP_TOKEN"));
   if (token != NULL && strlen (token) < 32)
     {
-      gg_config_set_invalid (config, GROUP, "server-token", error, "%s",
-                             "a GABP token needs at least 32 characters (128 bits as hex)");
+      /* Not through gg_config_set_invalid(): it would quote the secret. */
+      g_set_error (error, GG_CONFIG_ERROR, GG_CONFIG_ERROR_INVALID_VALUE,
+                   "%s: [%s] server-token (or GABP_TOKEN): a GABP token needs at least "
+                   "32 characters (128 bits as hex)", gg_config_get_origin (config), GROUP);
+      memset (token, 0, strlen (token));
       return FALSE;
     }
   bridge_file = gg_config_get_string (config, GROUP, "bridge-file", default_bridge_file);

@@ -349,8 +349,8 @@ gg_gabp_server_stop (GgGabpServer *self)
     {
       g_autoptr(GgGabpSession) session = g_object_ref (g_ptr_array_index (self->sessions, 0));
 
+      g_signal_handlers_disconnect_by_data (session, self);
       gg_gabp_session_close (session);
-      /* In case `closed` was emitted before (nothing removed it). */
       g_ptr_array_remove (self->sessions, session);
     }
 }

@@ -37,6 +37,8 @@ struct _GgGabpSession
   gboolean       authenticated;
   guint          auth_failures;
   gboolean       closed;
+  gboolean       draining;       /* input ended; close once in_flight is 0 */
+  guint          in_flight;      /* requests still being worked on */
   GCancellable  *cancellable;
   GgGabpCatalog *catalog;
   GHashTable    *subscriptions;  /* channel -> next seq (guint64 *) */
@@ -211,6 +213,8 @@ typedef struct {
 static void
 pending_free (Pending *p)
 {
+  if (--p->self->in_flight == 0 && p->self->draining)
+    gg_gabp_session_close (p->self);
   g_object_unref (p->self);
   g_free (p->id);
   g_free (p->name);
@@ -228,6 +232,7 @@ pending_new (GgGabpSession *self,
 {
   Pending *p = g_new0 (Pending, 1);
 
+  self->in_flight++;
   p->self = g_object_ref (self);
   p->id = g_strdup (id);
   p->params = params != NULL ? json_object_ref (params) : NULL;
@@ -499,6 +504,12 @@ on_closed (GgGabpCodec   *codec,
            GError        *error,
            GgGabpSession *self)
 {
+  /* At the end of input, what was asked is still answered. */
+  if (error == NULL && self->in_flight > 0)
+    {
+      self->draining = TRUE;
+      return;
+    }
   gg_gabp_session_close (self);
 }
 
@@ -550,7 +561,25 @@ gg_gabp_session_is_authenticated (GgGabpSession *self)
   return self->authenticated;
 }
 
-/** gg_gabp_session_close: closes the connection and cancels its work; emits `closed` once. */
+static void
+on_flushed (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GgGabpSession) self = user_data;
+
+  gg_framed_stream_flush_finish (GG_FRAMED_STREAM (source), result, NULL);
+  gg_gabp_codec_close (self->codec);
+  g_signal_emit (self, signals[SIGNAL_CLOSED], 0);
+}
+
+/**
+ * gg_gabp_session_close:
+ * @self: a session
+ *
+ * Cancels the session's work, sends what is queued, closes the connection
+ * and then emits `closed` (once).
+ */
 void
 gg_gabp_session_close (GgGabpSession *self)
 {
@@ -558,8 +587,8 @@ gg_gabp_session_close (GgGabpSession *self)
     return;
   self->closed = TRUE;
   g_cancellable_cancel (self->cancellable);
-  gg_gabp_codec_close (self->codec);
-  g_signal_emit (self, signals[SIGNAL_CLOSED], 0);
+  gg_framed_stream_flush_async (gg_gabp_codec_get_stream (self->codec), NULL, on_flushed,
+                                g_object_ref (self));
 }
 
 /**

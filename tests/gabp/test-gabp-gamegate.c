@@ -1,0 +1,187 @@
+/* test-gabp-gamegate.c: the real `gamegate` with the gabp plugin: it
+ * launches the reference mod from its configuration (GABP_SERVER_PORT,
+ * GABP_TOKEN, GABS_GAME_ID), bridges it onto the bus, and offers it on its
+ * own GABP server, where this test connects like any GABP bridge; SIGTERM
+ * closes the launched game. A broken mod entry stops gamegate with a
+ * configuration error. */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <string.h>
+
+#include "gabp-test-util.h"
+#include "gg-gabp-launcher.h"
+#include "gg-test-util.h"
+
+#define MOD_EXE GG_TOP_BUILDDIR "/tests/gabp-mod/gabp-mod"
+
+static char *
+write_config (const char *dir,
+              const char *text)
+{
+  char *path = g_build_filename (dir, "gamegate.conf", NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_file_set_contents (path, text, -1, &error);
+  g_assert_no_error (error);
+  return path;
+}
+
+static TestPeer *
+connect_with_retry (guint16 port,
+                    guint   timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+
+  while (g_get_monotonic_time () < deadline)
+    {
+      g_autoptr(GSocketClient) client = g_socket_client_new ();
+      g_autoptr(GSocketConnection) connection =
+        g_socket_client_connect_to_host (client, "127.0.0.1", port, NULL, NULL);
+
+      if (connection != NULL)
+        {
+          g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
+          return test_peer_connect (port);
+        }
+      test_spin (50);
+    }
+  return NULL;
+}
+
+static JsonObject *
+request (TestPeer *peer, const char *method, const char *params)
+{
+  g_autofree char *id = test_peer_request (peer, method, params);
+  return test_peer_wait_response (peer, id);
+}
+
+static gboolean
+has_tool (JsonObject *response,
+          const char *name)
+{
+  JsonArray *tools;
+
+  if (response == NULL || !json_object_has_member (response, "result"))
+    return FALSE;
+  tools = json_object_get_array_member (json_object_get_object_member (response, "result"), "tools");
+  for (guint i = 0; i < json_array_get_length (tools); i++)
+    if (g_str_equal (json_object_get_string_member (json_array_get_object_element (tools, i), "name"), name))
+      return TRUE;
+  return FALSE;
+}
+
+static void
+test_daemon (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("gg-gabp-XXXXXX", NULL);
+  g_autoptr(GError) error = NULL;
+  guint16 port = gg_gabp_pick_free_port (&error);
+  g_autofree char *text = g_strdup_printf ("[gabp]\nmods=ref\nserver-port=%u\nserver-token=%s\nbridge-file=\n"
+                                           "ref.command=%s\nref.backoff-initial-ms=20\nref.backoff-max-ms=200\n",
+                                           port, TEST_TOKEN2, MOD_EXE);
+  g_autofree char *conf = write_config (dir, text);
+  const char *args[] = { "--config", conf, "serve", NULL };
+  const char *env[] = { "GABP_TOKEN=inherited-stale-token-must-not-reach-the-mod", NULL };
+  g_autoptr(GgTestProcess) process = NULL;
+  g_autoptr(JsonObject) welcome = NULL;
+  g_autoptr(JsonObject) moved = NULL;
+  g_autoptr(JsonObject) sub = NULL;
+  g_autoptr(JsonObject) ticks = NULL;
+  g_autofree char *result = NULL;
+  gboolean listed = FALSE;
+  gint64 deadline;
+  TestPeer *peer;
+  int status = -1;
+
+  process = gg_test_process_spawn (args, env, &error);
+  g_assert_no_error (error);
+  peer = connect_with_retry (port, gg_test_timeout_ms (10000));
+  g_assert_nonnull (peer);
+  welcome = test_peer_hello (peer, TEST_TOKEN2);
+  g_assert_cmpint (test_response_error_code (welcome), ==, 0);
+
+  /* The game starts and connects in the background: ask until it is there. */
+  deadline = g_get_monotonic_time () + (gint64) gg_test_timeout_ms (10000) * 1000;
+  while (!listed && g_get_monotonic_time () < deadline)
+    {
+      g_autoptr(JsonObject) list = request (peer, "tools/list", NULL);
+      listed = has_tool (list, "gabp-ref/player/move");
+      if (!listed)
+        test_spin (50);
+    }
+  g_assert_true (listed);
+
+  moved = request (peer, "tools/call", "{\"name\":\"gabp-ref/player/move\",\"arguments\":{\"x\":2,\"y\":3}}");
+  result = json_to_string (json_object_get_member (moved, "result"), FALSE);
+  g_assert_cmpstr (result, ==, "{\"position\":{\"x\":2,\"y\":3}}");
+
+  sub = request (peer, "events/subscribe", "{\"channels\":[\"gabp-ref/world/tick\"]}");
+  g_assert_cmpint (test_response_error_code (sub), ==, 0);
+  ticks = request (peer, "tools/call", "{\"name\":\"gabp-ref/world/emit_ticks\",\"arguments\":{\"count\":2}}");
+  g_assert_cmpint (test_response_error_code (ticks), ==, 0);
+  for (int i = 0; i < 2; i++)
+    {
+      g_autoptr(JsonNode) event = test_peer_next (peer, gg_test_timeout_ms (2000));
+      g_assert_nonnull (event);
+      g_assert_cmpint (json_object_get_int_member (json_node_get_object (event), "seq"), ==, i);
+    }
+  test_peer_free (peer);
+
+  /* SIGTERM: orderly shutdown, and the game gamegate launched goes too. */
+  gg_test_process_send_signal (process, SIGTERM);
+  g_assert_true (gg_test_process_wait (process, gg_test_timeout_ms (10000), &status));
+  g_assert_cmpint (status, ==, 0);
+  g_assert_cmpuint (gg_test_process_count_in_stderr (process, "game ref exited"), ==, 1);
+  g_assert_cmpuint (gg_test_process_count_in_stderr (process, "WARNING"), ==, 0);
+  /* The token never reaches the log. */
+  g_assert_cmpuint (gg_test_process_count_in_stderr (process, TEST_TOKEN2), ==, 0);
+
+  g_remove (conf);
+  g_rmdir (dir);
+}
+
+static void
+test_bad_mod_config (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("gg-gabp-XXXXXX", NULL);
+  g_autofree char *conf = write_config (dir, "[gabp]\nmods=broken\nserver=false\nbroken.host=127.0.0.1\n");
+  const char *args[] = { "--config", conf, "serve", NULL };
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  int status = gg_test_run (args, NULL, NULL, &out, &err);
+
+  g_assert_cmpint (status, ==, 2);
+  g_assert_nonnull (strstr (err, "gamegate.conf"));
+  g_assert_nonnull (strstr (err, "broken.port"));
+  g_remove (conf);
+  g_rmdir (dir);
+}
+
+static void
+test_short_server_token (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("gg-gabp-XXXXXX", NULL);
+  g_autofree char *conf = write_config (dir, "[gabp]\nserver-token=tooshort\n");
+  const char *args[] = { "--config", conf, "serve", NULL };
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  int status = gg_test_run (args, NULL, NULL, &out, &err);
+
+  g_assert_cmpint (status, ==, 2);
+  g_assert_nonnull (strstr (err, "server-token"));
+  g_assert_null (strstr (err, "tooshort"));
+  g_remove (conf);
+  g_rmdir (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/gabp/gamegate/daemon", test_daemon);
+  g_test_add_func ("/gabp/gamegate/bad-mod-config", test_bad_mod_config);
+  g_test_add_func ("/gabp/gamegate/short-server-token", test_short_server_token);
+  return g_test_run ();
+}
