@@ -142,6 +142,72 @@ test_daemon (void)
   g_rmdir (dir);
 }
 
+/* Port and token from the environment, as when a GABP bridge launched
+ * gamegate; the launched game crashes and gamegate starts it again with a
+ * fresh token. */
+static void
+test_env_and_relaunch (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("gg-gabp-XXXXXX", NULL);
+  g_autoptr(GError) error = NULL;
+  guint16 port = gg_gabp_pick_free_port (&error);
+  g_autofree char *port_env = g_strdup_printf ("GABP_SERVER_PORT=%u", port);
+  g_autofree char *text = g_strdup_printf ("[gabp]\nmods=ref\nbridge-file=\nref.command=%s\nref.restart=true\n"
+                                           "ref.backoff-initial-ms=20\nref.backoff-max-ms=100\n", MOD_EXE);
+  g_autofree char *conf = write_config (dir, text);
+  const char *args[] = { "--config", conf, "serve", NULL };
+  const char *env[] = { port_env, "GABP_TOKEN=" TEST_TOKEN2, NULL };
+  g_autoptr(GgTestProcess) process = NULL;
+  g_autoptr(JsonObject) welcome = NULL;
+  g_autoptr(JsonObject) crashed = NULL;
+  g_autoptr(JsonObject) moved = NULL;
+  gint64 deadline;
+  gboolean back = FALSE;
+  TestPeer *peer;
+  int status = -1;
+
+  process = gg_test_process_spawn (args, env, &error);
+  g_assert_no_error (error);
+  peer = connect_with_retry (port, gg_test_timeout_ms (10000));
+  g_assert_nonnull (peer);
+  welcome = test_peer_hello (peer, TEST_TOKEN2);
+  g_assert_cmpint (test_response_error_code (welcome), ==, 0);
+
+  deadline = g_get_monotonic_time () + (gint64) gg_test_timeout_ms (10000) * 1000;
+  while (g_get_monotonic_time () < deadline)
+    {
+      g_autoptr(JsonObject) list = request (peer, "tools/list", NULL);
+      if (has_tool (list, "gabp-ref/game/crash"))
+        break;
+      test_spin (50);
+    }
+  crashed = request (peer, "tools/call", "{\"name\":\"gabp-ref/game/crash\",\"arguments\":{}}");
+  /* The call in flight fails with a clear error. */
+  g_assert_cmpint (test_response_error_code (crashed), ==, -31003);
+
+  /* Relaunched (new token, new port) and reconnected. */
+  deadline = g_get_monotonic_time () + (gint64) gg_test_timeout_ms (15000) * 1000;
+  while (!back && g_get_monotonic_time () < deadline)
+    {
+      g_autoptr(JsonObject) r = request (peer, "tools/call", "{\"name\":\"gabp-ref/world/get_time\",\"arguments\":{}}");
+      back = test_response_error_code (r) == 0;
+      if (!back)
+        test_spin (100);
+    }
+  g_assert_true (back);
+  g_assert_cmpuint (gg_test_process_count_in_stderr (process, "launched game ref"), ==, 2);
+  moved = request (peer, "tools/call", "{\"name\":\"gabp-ref/player/move\",\"arguments\":{\"x\":1,\"y\":1}}");
+  g_assert_cmpint (test_response_error_code (moved), ==, 0);
+  test_peer_free (peer);
+
+  gg_test_process_send_signal (process, SIGTERM);
+  g_assert_true (gg_test_process_wait (process, gg_test_timeout_ms (10000), &status));
+  g_assert_cmpint (status, ==, 0);
+  g_assert_cmpuint (gg_test_process_count_in_stderr (process, TEST_TOKEN2), ==, 0);
+  g_remove (conf);
+  g_rmdir (dir);
+}
+
 static void
 test_bad_mod_config (void)
 {
@@ -181,6 +247,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/gabp/gamegate/daemon", test_daemon);
+  g_test_add_func ("/gabp/gamegate/env-and-relaunch", test_env_and_relaunch);
   g_test_add_func ("/gabp/gamegate/bad-mod-config", test_bad_mod_config);
   g_test_add_func ("/gabp/gamegate/short-server-token", test_short_server_token);
   return g_test_run ();
