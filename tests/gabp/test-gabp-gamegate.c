@@ -134,7 +134,7 @@ test_daemon (void)
   g_assert_true (gg_test_process_wait (process, gg_test_timeout_ms (10000), &status));
   g_assert_cmpint (status, ==, 0);
   g_assert_cmpuint (gg_test_process_count_in_stderr (process, "game ref exited"), ==, 1);
-  g_assert_cmpuint (gg_test_process_count_in_stderr (process, "WARNING"), ==, 0);
+  g_assert_cmpuint (gg_test_process_count_in_stderr (process, "-WARNING **"), ==, 0);
   /* The token never reaches the log. */
   g_assert_cmpuint (gg_test_process_count_in_stderr (process, TEST_TOKEN2), ==, 0);
 
