@@ -94,6 +94,19 @@ test_peer_attach (TestPeer *peer)
   gg_framed_stream_start (peer->stream);
 }
 
+/* A peer on an accepted connection (a fake mod's side). */
+TestPeer *
+test_peer_new_for_connection (GSocketConnection *connection)
+{
+  TestPeer *peer = g_new0 (TestPeer, 1);
+
+  peer->connection = g_object_ref (connection);
+  peer->stream = gg_framed_stream_new_for_io_stream (G_IO_STREAM (connection), GG_FRAMING_CONTENT_LENGTH);
+  g_queue_init (&peer->messages);
+  test_peer_attach (peer);
+  return peer;
+}
+
 TestPeer *
 test_peer_connect (guint16 port)
 {

@@ -27,6 +27,7 @@ typedef struct {
 } TestPeer;
 
 TestPeer   *test_peer_connect       (guint16 port);
+TestPeer   *test_peer_new_for_connection (GSocketConnection *connection);
 void        test_peer_free          (TestPeer *peer);
 void        test_peer_attach        (TestPeer *peer);
 void        test_peer_send_raw      (TestPeer *peer, const char *data, gsize length);
