@@ -42,6 +42,7 @@ static struct {
   gint64      tick;
   guint       max_connections;
   GMainLoop  *loop;
+  GList      *held;          /* Delayed, newest first */
 } mod;
 
 static const char *tools_json =
@@ -60,6 +61,10 @@ static const char *tools_json =
   "{\"name\":\"game/slow\",\"title\":\"Slow\",\"description\":\"Answers after `ms` milliseconds with `value`.\","
   " \"inputSchema\":{\"type\":\"object\",\"properties\":{\"ms\":{\"type\":\"integer\"},\"value\":{}}},"
   " \"outputSchema\":{\"type\":\"object\"}},"
+  "{\"name\":\"game/hold\",\"title\":\"Hold\",\"description\":\"Answers with `value` only when game/release is called.\","
+  " \"inputSchema\":{\"type\":\"object\",\"properties\":{\"value\":{}}},\"outputSchema\":{\"type\":\"object\"}},"
+  "{\"name\":\"game/release\",\"title\":\"Release\",\"description\":\"Answers every held call, the last held first, then itself.\","
+  " \"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":\"object\"}},"
   "{\"name\":\"game/fail\",\"title\":\"Fail\",\"description\":\"Always fails.\","
   " \"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":\"object\"}},"
   "{\"name\":\"world/emit_ticks\",\"title\":\"Emit ticks\",\"description\":\"Advances the world `count` ticks, one world/tick event each; `skip` drops that many sequence numbers first.\","
@@ -242,6 +247,30 @@ call_tool (Conn       *c,
       g_timeout_add ((guint) json_object_get_int_member_with_default (args, "ms", 0), on_delayed, d);
       json_object_unref (r);
       return;
+    }
+  else if (g_strcmp0 (name, "game/hold") == 0)
+    {
+      Delayed *d = g_new0 (Delayed, 1);
+      JsonNode *value = json_object_get_member (args, "value");
+
+      d->c = c;
+      d->id = g_strdup (id);
+      d->value = value != NULL ? json_node_copy (value) : json_node_new (JSON_NODE_NULL);
+      mod.held = g_list_prepend (mod.held, d);
+      json_object_unref (r);
+      return;
+    }
+  else if (g_strcmp0 (name, "game/release") == 0)
+    {
+      GList *held = mod.held;
+      guint n = g_list_length (held);
+
+      /* Newest first: the reverse of the order they were asked in. */
+      mod.held = NULL;
+      for (GList *l = held; l != NULL; l = l->next)
+        on_delayed (l->data);
+      g_list_free (held);
+      json_object_set_int_member (r, "released", n);
     }
   else if (g_strcmp0 (name, "game/fail") == 0)
     {

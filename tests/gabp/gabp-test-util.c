@@ -1,7 +1,9 @@
 /* gabp-test-util.c: see gabp-test-util.h. */
 #include "config.h"
 
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include "gabp-test-util.h"
 
@@ -13,6 +15,13 @@ test_schemas (void)
 
   g_assert_no_error (error);
   return schemas;
+}
+
+/* The mod goes when the test does, even if the test crashes. */
+static void
+die_with_parent (gpointer data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
 }
 
 TestMod *
@@ -27,6 +36,7 @@ test_mod_start (guint16     port,
   g_autofree char *line = NULL;
   TestMod *mod = g_new0 (TestMod, 1);
 
+  g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
   g_subprocess_launcher_setenv (launcher, "GABP_SERVER_PORT", port_text, TRUE);
   g_subprocess_launcher_setenv (launcher, "GABP_TOKEN", token, TRUE);
   mod->process = g_subprocess_launcher_spawn (launcher, &error, exe, NULL);

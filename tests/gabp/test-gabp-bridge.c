@@ -236,18 +236,26 @@ test_out_of_order (Fixture *f, gconstpointer data)
 {
   OutOfOrder o = { .f = f };
   Slot slots[10];
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) released = NULL;
 
-  /* Ten requests outstanding at once; the mod answers the last first. */
+  /* Ten requests outstanding at once; the mod holds them and answers the
+   * last first when released. */
   for (guint i = 0; i < 10; i++)
     {
-      g_autofree char *args = g_strdup_printf ("{\"ms\":%u,\"value\":%u}", (10 - i) * 30, i);
+      g_autofree char *args = g_strdup_printf ("{\"value\":%u}", i);
       g_autoptr(JsonNode) node = json_from_string (args, NULL);
 
       slots[i].o = &o;
       slots[i].index = i;
-      gg_target_call_tool_async (GG_TARGET (f->target), "game/slow", json_node_get_object (node),
+      gg_target_call_tool_async (GG_TARGET (f->target), "game/hold", json_node_get_object (node),
                                  NULL, on_slow_done, &slots[i]);
     }
+  test_spin (20);
+  g_assert_cmpuint (o.n, ==, 0);
+  released = call_tool (f->target, "game/release", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (released), "released"), ==, 10);
   g_assert_true (test_wait_until (all_done, &o, 10000));
   for (guint i = 0; i < 10; i++)
     {

@@ -3,6 +3,7 @@
  * input, and framing abuse over a real pipe. */
 #include "config.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <gio/gunixinputstream.h>
@@ -113,6 +114,8 @@ pipes_write (Pipes *p, const char *data, gsize length)
   while (done < length)
     {
       gssize w = write (p->to_codec, data + done, length - done);
+      if (w < 0 && errno != EAGAIN && errno != EINTR)
+        return;  /* the codec closed its end (EPIPE): that is what some tests expect */
       if (w < 0)
         {
           /* The pipe is full: let the codec read. */
