@@ -151,7 +151,7 @@ fixture_setup (Fixture *f, gconstpointer data)
   f->server = gg_gabp_server_new (f->bus, f->schemas);
   gg_gabp_server_set_token (f->server, TEST_TOKEN);
   if (data != NULL)
-    gg_gabp_server_set_limits (f->server, 10, 2.0, 5, GG_GABP_DEFAULT_MAX_MESSAGE_SIZE);
+    gg_gabp_server_set_limits (f->server, 10, 0.1, 5, GG_GABP_DEFAULT_MAX_MESSAGE_SIZE);
   g_assert_true (gg_gabp_server_start (f->server, &error));
   g_assert_no_error (error);
   f->peer = test_peer_connect (gg_gabp_server_get_port (f->server));
@@ -402,7 +402,7 @@ test_rate_limit (Fixture *f, gconstpointer data)
   g_autoptr(JsonObject) welcome = test_peer_hello (f->peer, TEST_TOKEN);
   int limited = 0;
 
-  /* Burst 5 at 2 per second: the hello took one; some of the next ten are refused. */
+  /* Burst 5 at one per ten seconds: the hello took one; some of the next ten are refused. */
   for (int i = 0; i < 10; i++)
     {
       g_autoptr(JsonObject) r = request (f->peer, "tools/list", NULL);
