@@ -6,10 +6,14 @@
  * speed. */
 #include "config.h"
 
+#include <glib/gstdio.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "gabp-test-util.h"
+#include "gg-gabp-launcher.h"
+#include "gg-test-util.h"
 #include "gg-gabp-server.h"
 #include "gg-gabp-target.h"
 
@@ -123,6 +127,65 @@ codec_rate (GgGabpSchemas *schemas,
   return CODEC_MESSAGES / ((g_get_monotonic_time () - start) / 1e6);
 }
 
+/* The same through a real `gamegate serve` that launched its own copy of
+ * the reference mod. Returns 0 when gamegate could not be driven. */
+static double
+run_through_daemon (GgGabpSchemas *schemas,
+                    double        *p50,
+                    double        *p99)
+{
+  g_autofree char *dir = g_dir_make_tmp ("bench-gabp-XXXXXX", NULL);
+  g_autofree char *conf = g_build_filename (dir, "gamegate.conf", NULL);
+  g_autoptr(GError) error = NULL;
+  guint16 port = gg_gabp_pick_free_port (&error);
+  g_autofree char *text = g_strdup_printf ("[gabp]\nmods=ref\nserver-port=%u\nserver-token=%s\nbridge-file=\n"
+                                           "rate-limit=0\nref.command=%s/tests/gabp-mod/gabp-mod\n"
+                                           "ref.backoff-initial-ms=20\nref.backoff-max-ms=100\n",
+                                           port, TEST_TOKEN2, GG_TOP_BUILDDIR);
+  const char *args[] = { "--config", conf, "serve", NULL };
+  g_autoptr(GgTestProcess) process = NULL;
+  g_autoptr(GgGabpClient) client = NULL;
+  double rate = 0;
+  gint64 deadline;
+  int status;
+
+  g_file_set_contents (conf, text, -1, NULL);
+  process = gg_test_process_spawn (args, NULL, &error);
+  if (process == NULL)
+    return 0;
+  client = gg_gabp_client_new (schemas, "127.0.0.1", port, TEST_TOKEN2);
+  gg_gabp_client_set_backoff (client, 20, 100);
+  gg_gabp_client_start (client);
+  /* Until the daemon listens and its mod is connected. */
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (g_get_monotonic_time () < deadline)
+    {
+      if (test_wait_until (client_ready, client, 100))
+        {
+          g_autoptr(JsonObject) params = json_object_new ();
+          Call call = { 0 };
+
+          json_object_set_string_member (params, "name", "gabp-ref/game/echo");
+          gg_gabp_client_call_async (client, "tools/call", params, NULL, on_called, &call);
+          test_wait_until (call_done, &call, 5000);
+          g_clear_pointer (&call.result, json_node_unref);
+          if (call.error == NULL)
+            {
+              rate = run_round_trips (client, "gabp-ref/game/echo", p50, p99);
+              break;
+            }
+          g_clear_error (&call.error);
+          test_spin (50);
+        }
+    }
+  gg_gabp_client_stop (client);
+  gg_test_process_send_signal (process, SIGTERM);
+  gg_test_process_wait (process, 10000, &status);
+  g_remove (conf);
+  g_rmdir (dir);
+  return rate;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -137,7 +200,7 @@ main (int argc, char **argv)
   g_autoptr(GError) error = NULL;
   const char *request = "{\"v\":\"gabp/1\",\"id\":\"550e8400-e29b-41d4-a716-446655440010\",\"type\":\"request\","
                         "\"method\":\"tools/call\",\"params\":{\"name\":\"player/move\",\"arguments\":{\"x\":1,\"y\":2}}}";
-  double direct_rate, via_rate, d50, d99, v50, v99;
+  double direct_rate, via_rate, daemon_rate, d50, d99, v50, v99, g50 = 0, g99 = 0;
 
   gg_gabp_client_start (direct);
   gg_bus_add_target (bus, GG_TARGET (target), NULL);
@@ -162,8 +225,16 @@ main (int argc, char **argv)
   direct_rate = run_round_trips (direct, "game/echo", &d50, &d99);
   via_rate = run_round_trips (via, "gabp-ref/game/echo", &v50, &v99);
   printf ("tools/call direct to the mod:   %8.0f round trips/s  p50 %6.1f us  p99 %6.1f us\n", direct_rate, d50, d99);
-  printf ("tools/call through gamegate:    %8.0f round trips/s  p50 %6.1f us  p99 %6.1f us\n", via_rate, v50, v99);
+  printf ("through gamegate, in process:   %8.0f round trips/s  p50 %6.1f us  p99 %6.1f us\n", via_rate, v50, v99);
   printf ("latency added by gamegate:      p50 %+6.1f us  p99 %+6.1f us\n", v50 - d50, v99 - d99);
+  daemon_rate = run_through_daemon (schemas, &g50, &g99);
+  if (daemon_rate > 0)
+    {
+      printf ("through a `gamegate serve`:     %8.0f round trips/s  p50 %6.1f us  p99 %6.1f us\n", daemon_rate, g50, g99);
+      printf ("latency added by the daemon:    p50 %+6.1f us  p99 %+6.1f us\n", g50 - d50, g99 - d99);
+    }
+  else
+    printf ("through a `gamegate serve`:     not measured (gamegate could not be driven)\n");
   printf ("codec, validation on:           %8.0f messages/s\n", codec_rate (schemas, TRUE, request));
   printf ("codec, validation off:          %8.0f messages/s\n", codec_rate (schemas, FALSE, request));
 
