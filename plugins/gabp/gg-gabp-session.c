@@ -173,6 +173,8 @@ handle_hello (GgGabpSession *self,
 
   if (!gg_secure_equal (token, self->token))
     {
+      /* A failed hello ends whatever session there was. */
+      self->authenticated = FALSE;
       self->auth_failures++;
       reply_error (self, id, GG_GABP_ERROR_AUTH_FAILED, "authentication failed");
       if (self->auth_failures >= MAX_AUTH_FAILURES)
