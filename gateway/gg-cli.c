@@ -214,6 +214,7 @@ gg_cli_print_plugins (GgHost *host)
   g_auto(GStrv) model_types = gg_bus_list_model_types (host->bus);
   JsonNode *default_model = gg_bus_get_default_model (host->bus);
   g_autofree char *default_text = NULL;
+  int width = 0;
 
   if (plugins->len == 0)
     printf ("%s\n\n", _("No plugins loaded."));
@@ -236,10 +237,22 @@ gg_cli_print_plugins (GgHost *host)
       printf ("  %s: %s\n\n", _("reason"), refusal->reason);
     }
 
+  /* Front ends with their summaries, like `gamegate --help` lists them. */
   printf ("%s:", _("front ends"));
+  if (frontends->len == 0)
+    printf (" %s", _("(none)"));
   for (guint i = 0; i < frontends->len; i++)
-    printf (" %s", gg_frontend_get_name (g_ptr_array_index (frontends, i)));
+    width = MAX (width, (int) strlen (gg_frontend_get_name (g_ptr_array_index (frontends, i))));
+  for (guint i = 0; i < frontends->len; i++)
+    {
+      GgFrontend *frontend = g_ptr_array_index (frontends, i);
+      const char *summary = gg_frontend_get_summary (frontend);
+
+      printf ("\n  %-*s  %s", width, gg_frontend_get_name (frontend), summary != NULL ? summary : "");
+    }
   printf ("\n%s:", _("model types"));
+  if (model_types == NULL || model_types[0] == NULL)
+    printf (" %s", _("(none)"));
   for (guint i = 0; model_types != NULL && model_types[i] != NULL; i++)
     printf (" %s", model_types[i]);
   if (default_model != NULL)

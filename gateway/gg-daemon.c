@@ -193,6 +193,11 @@ gg_daemon_run (GgHost *host)
 
       notify (&daemon, status);
       g_message (_("gamegate %s ready with %u front end(s)"), PACKAGE_VERSION, daemon.started->len);
+      /* Running is still right (a service manager would only restart it),
+       * but the person reading the journal should learn why nothing answers. */
+      if (daemon.started->len == 0)
+        g_warning (_("No front end is loaded, so there is nothing to serve; "
+                     "run “%s plugins” to see what was found"), g_get_prgname ());
     }
   else
     g_idle_add (on_start_failed, &daemon);

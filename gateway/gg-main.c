@@ -133,7 +133,6 @@ apply_default_model (GgHost  *host,
                      GError **error)
 {
   g_autofree char *text = gg_config_get_string (host->config, GATEWAY_GROUP, "default-model", NULL);
-  g_autoptr(JsonParser) parser = NULL;
   g_autoptr(JsonNode) spec = NULL;
   g_autoptr(GError) local_error = NULL;
   const char *type = NULL;
@@ -144,14 +143,14 @@ apply_default_model (GgHost  *host,
 
   if (text[0] == '{' || text[0] == '"' || text[0] == '[')
     {
-      parser = json_parser_new ();
-      if (!json_parser_load_from_data (parser, text, -1, &local_error))
+      /* With the depth limit: the value is copied and printed recursively. */
+      spec = gg_json_parse (text, -1, GG_JSON_DEFAULT_MAX_DEPTH, &local_error);
+      if (spec == NULL)
         {
           gg_config_set_invalid (host->config, GATEWAY_GROUP, "default-model", error,
                                  _("not valid JSON (%s)"), local_error->message);
           return FALSE;
         }
-      spec = json_node_copy (json_parser_get_root (parser));
       type = spec_type (spec);
     }
   else

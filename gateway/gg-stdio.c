@@ -40,6 +40,15 @@ on_signal (gpointer user_data)
 {
   StdioRun *run = user_data;
 
+  if (run->signalled)
+    {
+      /* The first signal asked the front end to finish; a second one is a
+       * person who does not want to wait for it. */
+      g_warning (_("Second termination signal: exiting without waiting for the session to end"));
+      run->status = GG_EXIT_FAILURE;
+      g_main_loop_quit (run->loop);
+      return G_SOURCE_CONTINUE;
+    }
   g_debug ("Termination signal: closing the stdio session");
   run->signalled = TRUE;
   g_cancellable_cancel (run->cancellable);
@@ -105,7 +114,7 @@ take_stdout (GError **error)
  * @frontend: the front end named on the command line
  *
  * Serves one client on stdin/stdout until it is gone or a termination
- * signal arrives.
+ * signal arrives; a second signal exits without waiting for the front end.
  *
  * Returns: the exit status
  */

@@ -541,8 +541,9 @@ call_timeout_ms (GgAgentTurn *self,
 
           /* oam allows 0 (forever) to one day; anything else was refused
            * by the front end, so keep the policy rather than guess. */
+          /* A positive timeout stays one, however small: 0 means forever. */
           if (isfinite (seconds) && seconds >= 0 && seconds <= 86400)
-            return (gint64) (seconds * 1000.0 + 0.5);
+            return seconds > 0 ? MAX ((gint64) (seconds * 1000.0 + 0.5), 1) : 0;
         }
     }
   return MAX (self->policy.tool_timeout_ms, 0);
@@ -629,6 +630,10 @@ _gg_agent_turn_run_round (GgAgentTurn *self,
       rc->tool = g_hash_table_lookup (self->visible, name);
       if (rc->tool == NULL)
         rc->reject = g_strdup_printf ("Unknown tool '%s'.", name);
+      else if (!JSON_NODE_HOLDS_OBJECT (json_object_get_member (rc->call, "arguments")))
+        /* Executors and clients are promised an object; a backend that
+         * does not constrain its model may produce anything. */
+        rc->reject = g_strdup_printf ("The arguments of tool '%s' must be a JSON object.", name);
       else if (self->calls_made >= self->policy.max_tool_calls)
         rc->reject = g_strdup_printf ("Too many tool calls in this turn (limit %" G_GINT64_FORMAT ").",
                                       self->policy.max_tool_calls);

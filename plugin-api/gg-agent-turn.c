@@ -680,7 +680,9 @@ gg_agent_turn_run_async (GgAgentTurn         *self,
  *   %G_IO_ERROR_INVALID_ARGUMENT for a toolChoice naming an unknown tool
  *
  * Returns: (transfer full) (nullable): the oam `session/respond` result
- *   without `session`: `{text, structured?, toolCalls, usage, steps}`
+ *   without `session`: `{text, structured?, toolCalls, usage, steps}`; its
+ *   arrays are shared with the turn (events, new entries): add members to
+ *   the object, but do not modify the arrays
  */
 JsonObject *
 gg_agent_turn_run_finish (GgAgentTurn   *self,

@@ -69,12 +69,15 @@ typedef void (*GgToolExecutor) (GgToolInvocation *invocation,
 
 /**
  * GgAgentEventFunc:
- * @event: an oam-shaped event object: `modelStep` {step}, `text` {delta,
- *   text, isReset}, `toolCallStarted` {call, execution}, `toolCallCompleted`
- *   {record}
+ * @event: (transfer none): an oam-shaped event object: `modelStep` {step},
+ *   `text` {delta, text, isReset}, `toolCallStarted` {call, execution},
+ *   `toolCallCompleted` {record}; valid for the call, reference it to keep
+ *   it; its members are shared with the result and the transcript, so do
+ *   not modify them
+ * @user_data: data given to gg_agent_turn_set_event_func()
  *
  * Receives the turn's events in the order they happened, all before the
- * turn completes.
+ * turn completes. It may cancel the turn; nothing is reported after that.
  */
 typedef void (*GgAgentEventFunc) (JsonObject *event,
                                   gpointer    user_data);
@@ -84,13 +87,15 @@ G_DECLARE_FINAL_TYPE (GgAgentTurn, gg_agent_turn, GG, AGENT_TURN, GObject)
 
 /**
  * gg_agent_turn_new:
- * @model: the model to step
+ * @model: the model to step; referenced
  * @instructions: (nullable): system instructions, context note appended
- * @history: (nullable): earlier transcript entries (see #GgModelRequest)
- * @tools: (nullable): tool definitions `[{"name","description","parameters","timeoutSeconds"?}]`
+ * @history: (nullable): earlier transcript entries (see #GgModelRequest);
+ *   referenced, not copied
+ * @tools: (nullable): tool definitions `[{"name","description","parameters","timeoutSeconds"?}]`;
+ *   referenced, not copied
  * @prompt: the user's prompt for this turn ("" allowed)
- * @output_schema: (nullable): generation schema of a structured answer
- * @policy: tool policy of this turn
+ * @output_schema: (nullable): generation schema of a structured answer; copied
+ * @policy: (nullable): tool policy of this turn, copied; %NULL for oam's defaults
  */
 GgAgentTurn *gg_agent_turn_new              (GgModel             *model,
                                              const char          *instructions,

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "gg-bus.h"
+#include "gg-bus-private.h"
+#include "gg-model-private.h"
 #include "gg-unavailable-model-private.h"
 
 typedef struct {
@@ -115,7 +117,8 @@ gg_bus_class_init (GgBusClass *klass)
    * @target: the #GgTarget the event came from
    * @channel: the event channel
    * @seq: the event's sequence number in @channel
-   * @payload: the event's JSON payload
+   * @payload: (transfer none): the event's JSON payload; valid during the
+   *   emission only, so copy what you keep and do not modify it
    *
    * Every target's events, forwarded synchronously, so they keep the order
    * the target emitted them in.
@@ -412,8 +415,9 @@ gg_bus_get_default_model (GgBus *self)
 /**
  * gg_bus_create_model:
  * @self: a #GgBus
- * @spec: (nullable): a model value: `"system"` (also for %NULL), a type name
- *   such as `"scripted"`, or an object `{"type": …, …}`
+ * @spec: (nullable): a model value: `"system"` (also for %NULL and
+ *   `{"type": "system"}`), a type name such as `"scripted"`, or an object
+ *   `{"type": …, …}`
  * @error: return location for a #GError
  *
  * Makes a fresh model for one session. `"system"` resolves to the configured
@@ -435,10 +439,14 @@ gg_bus_create_model (GgBus     *self,
 
   g_return_val_if_fail (GG_IS_BUS (self), NULL);
 
+  /* "system", {"type": "system"} and no value at all mean the default;
+   * "system" is reserved, no backend can register it. */
   is_system = spec == NULL || JSON_NODE_HOLDS_NULL (spec) ||
               (JSON_NODE_HOLDS_VALUE (spec) &&
                json_node_get_value_type (spec) == G_TYPE_STRING &&
-               g_str_equal (json_node_get_string (spec), "system"));
+               g_str_equal (json_node_get_string (spec), "system")) ||
+              (JSON_NODE_HOLDS_OBJECT (spec) &&
+               g_strcmp0 (_gg_model_json_get_string (json_node_get_object (spec), "type"), "system") == 0);
   if (is_system)
     {
       if (self->default_model == NULL)
@@ -481,7 +489,9 @@ gg_bus_create_model (GgBus     *self,
  * @frontend: a front end
  * @error: return location for a #GError
  *
- * Registers @frontend. Its name must be unique (%G_IO_ERROR_EXISTS).
+ * Registers @frontend. Its name becomes a subcommand: 1-64 of a-z, 0-9 and
+ * '-', not starting with '-' (%G_IO_ERROR_INVALID_ARGUMENT), and unique,
+ * "serve" and "plugins" being taken by gamegate itself (%G_IO_ERROR_EXISTS).
  *
  * Returns: %TRUE on success
  */
@@ -494,10 +504,21 @@ gg_bus_add_frontend (GgBus       *self,
   g_return_val_if_fail (GG_IS_FRONTEND (frontend), FALSE);
 
   const char *name = gg_frontend_get_name (frontend);
-  if (name == NULL || *name == '\0' || gg_bus_lookup_frontend (self, name) != NULL)
+  /* The name is a subcommand: one word a shell passes as is, never taken
+   * for an option, and not one of gamegate's own commands. */
+  if (name == NULL || *name == '\0' || *name == '-' || strlen (name) > 64 ||
+      strspn (name, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen (name))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "Front end name '%s' is not 1-64 of a-z, 0-9 and '-' (not first)",
+                   name != NULL ? name : "");
+      return FALSE;
+    }
+  if (g_str_equal (name, "serve") || g_str_equal (name, "plugins") ||
+      gg_bus_lookup_frontend (self, name) != NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
-                   "A front end named '%s' is already registered", name ? name : "");
+                   "A front end or command named '%s' already exists", name);
       return FALSE;
     }
   g_ptr_array_add (self->frontends, g_object_ref (frontend));
@@ -543,6 +564,30 @@ gg_bus_list_frontends (GgBus *self)
   for (guint i = 0; i < self->frontends->len; i++)
     g_ptr_array_add (list, g_object_ref (g_ptr_array_index (self->frontends, i)));
   return list;
+}
+
+/* Undoing a failed plugin setup ---------------------------------------- */
+
+guint
+_gg_bus_get_n_frontends (GgBus *self)
+{
+  return self->frontends->len;
+}
+
+/* Drops the front ends registered after the first @n. */
+void
+_gg_bus_truncate_frontends (GgBus *self,
+                            guint  n)
+{
+  if (n < self->frontends->len)
+    g_ptr_array_set_size (self->frontends, n);
+}
+
+void
+_gg_bus_unregister_model_type (GgBus      *self,
+                               const char *type)
+{
+  g_hash_table_remove (self->model_types, type);
 }
 
 /* Shutdown ------------------------------------------------------------- */

@@ -33,7 +33,11 @@ G_DECLARE_FINAL_TYPE (GgFramedStream, gg_framed_stream, GG, FRAMED_STREAM, GObje
  *  `message` (GBytes *body): one whole message, without framing;
  *  `framing-error` (GError *error): a bad frame was skipped, reading goes on;
  *  `closed` (GError *error or NULL): end of input or a read error; no more
- *     `message` signals follow. Output may still be flushed. */
+ *     `message` signals follow. Output may still be flushed.
+ * Backpressure: while more than four maximum-size messages (at least 1 MiB)
+ * of output are pending, input is not read; reading resumes once the
+ * backlog has halved. A peer that never reads cannot make us buffer
+ * without bound. */
 GgFramedStream *gg_framed_stream_new                  (GInputStream  *input,
                                                        GOutputStream *output,
                                                        GgFraming      framing);

@@ -256,6 +256,19 @@ scan_number (Scanner *s,
                 }
               v = v * 10 + d;
             }
+          /* Past about 309 digits even a double cannot hold it: refused
+           * like 1e400 rather than handed over as infinity. */
+          if (big && n_digits > 300)
+            {
+              g_autofree char *copy = g_strndup (s->data + start, s->pos - start);
+
+              if (!isfinite (g_ascii_strtod (copy, NULL)))
+                {
+                  s->pos = start;
+                  scanner_error (s, error, GG_JSON_ERROR_PARSE, "number out of range");
+                  return FALSE;
+                }
+            }
           if (big)
             {
               gsize end = s->pos;

@@ -436,9 +436,14 @@ _gg_json_hash (JsonNode *node)
           {
             double d = json_node_get_value_type (node) == G_TYPE_INT64
                          ? (double) json_node_get_int (node) : json_node_get_double (node);
+            guint64 bits;
+
             if (d == 0)
               d = 0;  /* -0.0 equals 0 */
-            return g_double_hash (&d);
+            /* The bit pattern, not g_double_hash(): that one hashes
+             * (guint) d, putting every number in [0, 1) in one bucket. */
+            memcpy (&bits, &d, sizeof bits);
+            return (guint) (bits ^ (bits >> 32));
           }
         case G_TYPE_STRING:
           return json_node_get_string (node) != NULL ? g_str_hash (json_node_get_string (node)) : 1;

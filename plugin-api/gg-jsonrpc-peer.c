@@ -1,4 +1,6 @@
-/* gg-jsonrpc-peer.c: JSON-RPC 2.0 over a GgFramedStream, both directions.
+/* gg-jsonrpc-peer.c: JSON-RPC 2.0 over a GgFramedStream, both directions:
+ * the object, incoming messages and the answers to them. Outgoing requests
+ * and notifications are in gg-jsonrpc-call.c.
  *
  * Incoming messages are checked cheaply before json-glib sees them (its
  * parser recurses, and accepts some things JSON does not), then validated
@@ -11,43 +13,7 @@
 
 #include <string.h>
 
-#include <glib/gi18n-lib.h>
-
 #include "gg-jsonrpc-private.h"
-
-typedef struct {
-  GgJsonRpcMethodFunc func;
-  gpointer            user_data;
-  GDestroyNotify      destroy;
-} Handler;
-
-typedef struct {
-  GgJsonRpcPeer *peer;          /* not a reference: the task holds one */
-  char          *key;
-  GTask         *task;
-  GSource       *timeout;
-  GSource       *cancel;
-} PendingCall;
-
-struct _GgJsonRpcPeer
-{
-  GObject parent_instance;
-
-  GgFramedStream *stream;
-  gulong          message_id;
-  gulong          framing_error_id;
-  gulong          closed_id;
-  JsonParser     *parser;       /* reused for every message */
-  GString        *out;          /* reused for every outgoing message */
-  GHashTable     *methods;      /* name -> Handler */
-  Handler        *fallback;
-  char           *id_prefix;
-  guint64         next_id;
-  GHashTable     *pending;      /* id key -> PendingCall */
-  guint           pending_incoming;
-  gboolean        closed;
-  gboolean        disposed;
-};
 
 enum { SIGNAL_CLOSED, SIGNAL_IDLE, N_SIGNALS };
 static guint signals[N_SIGNALS];
@@ -55,7 +21,7 @@ static guint signals[N_SIGNALS];
 G_DEFINE_FINAL_TYPE (GgJsonRpcPeer, gg_jsonrpc_peer, G_TYPE_OBJECT)
 
 static void
-handler_free (Handler *handler)
+handler_free (GgJsonRpcHandler *handler)
 {
   if (handler == NULL)
     return;
@@ -80,8 +46,8 @@ _gg_jsonrpc_code_name (int code)
 
 /* Sending */
 
-static void
-send_out (GgJsonRpcPeer *self)
+void
+_gg_jsonrpc_peer_send_out (GgJsonRpcPeer *self)
 {
   g_autoptr(GError) error = NULL;
 
@@ -102,7 +68,7 @@ _gg_jsonrpc_peer_send_result (GgJsonRpcPeer *self,
   g_string_append (out, ",\"result\":");
   _gg_jsonrpc_write_node (out, result);
   g_string_append_c (out, '}');
-  send_out (self);
+  _gg_jsonrpc_peer_send_out (self);
 }
 
 void
@@ -149,7 +115,7 @@ _gg_jsonrpc_peer_send_error (GgJsonRpcPeer *self,
       g_string_append_c (out, '}');
     }
   g_string_append (out, "}}");
-  send_out (self);
+  _gg_jsonrpc_peer_send_out (self);
 }
 
 /* An error the peer produces itself, with `data.code` and maybe more. */
@@ -188,162 +154,6 @@ _gg_jsonrpc_peer_request_done (GgJsonRpcPeer *self)
     }
 }
 
-/* Outgoing calls */
-
-static void
-pending_call_free (PendingCall *call)
-{
-  if (call->timeout != NULL)
-    {
-      g_source_destroy (call->timeout);
-      g_source_unref (call->timeout);
-    }
-  if (call->cancel != NULL)
-    {
-      g_source_destroy (call->cancel);
-      g_source_unref (call->cancel);
-    }
-  g_clear_object (&call->task);
-  g_free (call->key);
-  g_free (call);
-}
-
-/* Removes the call from the table and returns its task (transfer full). */
-static GTask *
-pending_take (GgJsonRpcPeer *self,
-              const char    *key)
-{
-  PendingCall *call = g_hash_table_lookup (self->pending, key);
-  GTask *task;
-
-  if (call == NULL)
-    return NULL;
-  task = g_steal_pointer (&call->task);
-  g_hash_table_remove (self->pending, key);
-  return task;
-}
-
-static void
-fail_all_pending (GgJsonRpcPeer *self,
-                  const char    *why)
-{
-  GHashTableIter iter;
-  PendingCall *call;
-  g_autoptr(GPtrArray) tasks = g_ptr_array_new_with_free_func (g_object_unref);
-
-  g_hash_table_iter_init (&iter, self->pending);
-  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &call))
-    {
-      g_ptr_array_add (tasks, g_steal_pointer (&call->task));
-      g_hash_table_iter_remove (&iter);
-    }
-  for (guint i = 0; i < tasks->len; i++)
-    g_task_return_new_error (g_ptr_array_index (tasks, i), G_IO_ERROR, G_IO_ERROR_CLOSED,
-                             "%s", why);
-}
-
-static gboolean
-call_timeout_cb (gpointer user_data)
-{
-  PendingCall *call = user_data;
-  g_autoptr(GTask) task = NULL;
-  g_autofree char *key = g_strdup (call->key);
-  guint timeout_ms = GPOINTER_TO_UINT (g_task_get_task_data (call->task));
-
-  /* The table entry owns the source; drop our handle before removing it. */
-  g_clear_pointer (&call->timeout, g_source_unref);
-  task = pending_take (call->peer, key);
-  g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
-                           "The request %s timed out after %u ms", key + 2, timeout_ms);
-  return G_SOURCE_REMOVE;
-}
-
-static gboolean
-call_cancelled_cb (GCancellable *cancellable,
-                   gpointer      user_data)
-{
-  PendingCall *call = user_data;
-  g_autoptr(GTask) task = NULL;
-  g_autofree char *key = g_strdup (call->key);
-
-  g_clear_pointer (&call->cancel, g_source_unref);
-  task = pending_take (call->peer, key);
-  g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
-                           "The request %s was cancelled", key + 2);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-handle_response (GgJsonRpcPeer *self,
-                 JsonObject    *obj,
-                 JsonNode      *raw_id)
-{
-  g_autoptr(JsonNode) id = _gg_jsonrpc_normalize_id (raw_id);
-  g_autofree char *key = NULL;
-  g_autoptr(GTask) task = NULL;
-  JsonNode *version = json_object_get_member (obj, "jsonrpc");
-  JsonNode *error_node = json_object_get_member (obj, "error");
-  JsonNode *result = json_object_get_member (obj, "result");
-
-  if (id == NULL)
-    {
-      /* The remote could not read something we sent (id null), or sent junk. */
-      if (error_node != NULL && JSON_NODE_HOLDS_OBJECT (error_node))
-        g_message (_("JSON-RPC peer reported an error without an id: %s"),
-                   json_object_get_string_member_with_default (json_node_get_object (error_node),
-                                                               "message", ""));
-      else
-        g_debug ("JSON-RPC peer %p: response without a usable id ignored", self);
-      return;
-    }
-
-  key = _gg_jsonrpc_id_key (id);
-  task = pending_take (self, key);
-  if (task == NULL)
-    {
-      g_debug ("JSON-RPC peer %p: response to unknown id %s ignored", self, key + 2);
-      return;
-    }
-
-  if (version == NULL || json_node_get_value_type (version) != G_TYPE_STRING ||
-      g_strcmp0 (json_node_get_string (version), "2.0") != 0 ||
-      (result != NULL && error_node != NULL) || (result == NULL && error_node == NULL))
-    {
-      g_message (_("JSON-RPC peer sent an invalid response to request %s"), key + 2);
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                               "Invalid response to request %s", key + 2);
-      return;
-    }
-
-  if (error_node != NULL)
-    {
-      JsonObject *err;
-      JsonNode *code;
-      const char *message;
-
-      if (!JSON_NODE_HOLDS_OBJECT (error_node))
-        goto bad_error;
-      err = json_node_get_object (error_node);
-      code = json_object_get_member (err, "code");
-      if (code == NULL || json_node_get_value_type (code) != G_TYPE_INT64 ||
-          json_node_get_int (code) < G_MININT || json_node_get_int (code) > G_MAXINT)
-        goto bad_error;
-      message = json_object_get_string_member_with_default (err, "message", "");
-      g_task_return_error (task, gg_jsonrpc_error_new ((int) json_node_get_int (code),
-                                                       json_object_get_member (err, "data"),
-                                                       "%s", message));
-      return;
-
-    bad_error:
-      g_message (_("JSON-RPC peer sent a malformed error to request %s"), key + 2);
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                               "Malformed error response to request %s", key + 2);
-      return;
-    }
-
-  g_task_return_pointer (task, json_node_ref (result), (GDestroyNotify) json_node_unref);
-}
-
 /* Incoming messages */
 
 static void
@@ -353,7 +163,7 @@ dispatch (GgJsonRpcPeer *self,
           JsonObject    *params,
           JsonNode      *id)
 {
-  Handler *handler = g_hash_table_lookup (self->methods, method);
+  GgJsonRpcHandler *handler = g_hash_table_lookup (self->methods, method);
   GgJsonRpcRequest *request;
 
   if (handler == NULL)
@@ -434,7 +244,7 @@ handle_message (GgJsonRpcPeer *self,
       if (big_int && raw_id != NULL && JSON_NODE_HOLDS_VALUE (raw_id) &&
           json_node_get_value_type (raw_id) != G_TYPE_STRING)
         raw_id = NULL;
-      handle_response (self, obj, raw_id);
+      _gg_jsonrpc_peer_handle_response (self, obj, raw_id);
       return;
     }
 
@@ -548,7 +358,7 @@ on_closed (GgFramedStream *stream,
   self->closed = TRUE;
   if (error != NULL)
     g_debug ("JSON-RPC peer %p: input failed: %s", self, error->message);
-  fail_all_pending (self, "The connection was closed");
+  _gg_jsonrpc_peer_fail_all_pending (self, "The connection was closed");
   if (!self->disposed)
     g_signal_emit (self, signals[SIGNAL_CLOSED], 0);
 }
@@ -568,7 +378,7 @@ gg_jsonrpc_peer_dispose (GObject *object)
       g_clear_signal_handler (&self->closed_id, self->stream);
     }
   if (self->pending != NULL)
-    fail_all_pending (self, "The JSON-RPC peer was disposed");
+    _gg_jsonrpc_peer_fail_all_pending (self, "The JSON-RPC peer was disposed");
   g_clear_pointer (&self->fallback, handler_free);
   if (self->methods != NULL)
     g_hash_table_remove_all (self->methods);
@@ -626,7 +436,7 @@ gg_jsonrpc_peer_init (GgJsonRpcPeer *self)
   self->methods = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                          (GDestroyNotify) handler_free);
   self->pending = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
-                                         (GDestroyNotify) pending_call_free);
+                                         _gg_jsonrpc_pending_call_free);
 }
 
 /* API */
@@ -687,13 +497,13 @@ gg_jsonrpc_peer_add_method (GgJsonRpcPeer       *self,
                             gpointer             user_data,
                             GDestroyNotify       destroy)
 {
-  Handler *handler;
+  GgJsonRpcHandler *handler;
 
   g_return_if_fail (GG_IS_JSONRPC_PEER (self));
   g_return_if_fail (method != NULL);
   g_return_if_fail (func != NULL);
 
-  handler = g_new0 (Handler, 1);
+  handler = g_new0 (GgJsonRpcHandler, 1);
   handler->func = func;
   handler->user_data = user_data;
   handler->destroy = destroy;
@@ -719,7 +529,7 @@ gg_jsonrpc_peer_set_fallback (GgJsonRpcPeer       *self,
   g_clear_pointer (&self->fallback, handler_free);
   if (func != NULL)
     {
-      self->fallback = g_new0 (Handler, 1);
+      self->fallback = g_new0 (GgJsonRpcHandler, 1);
       self->fallback->func = func;
       self->fallback->user_data = user_data;
       self->fallback->destroy = destroy;
@@ -767,164 +577,6 @@ gg_jsonrpc_peer_get_pending_incoming (GgJsonRpcPeer *self)
   return self->pending_incoming;
 }
 
-static void
-write_request (GgJsonRpcPeer *self,
-               const char    *id_json,
-               const char    *method,
-               JsonNode      *params)
-{
-  GString *out = self->out;
-
-  g_string_truncate (out, 0);
-  g_string_append (out, "{\"jsonrpc\":\"2.0\",");
-  if (id_json != NULL)
-    {
-      g_string_append (out, "\"id\":");
-      g_string_append (out, id_json);
-      g_string_append_c (out, ',');
-    }
-  g_string_append (out, "\"method\":");
-  _gg_jsonrpc_write_string (out, method);
-  if (params != NULL)
-    {
-      g_string_append (out, ",\"params\":");
-      _gg_jsonrpc_write_node (out, params);
-    }
-  g_string_append_c (out, '}');
-}
-
-/**
- * gg_jsonrpc_peer_notify:
- * @self: a #GgJsonRpcPeer
- * @method: the method name
- * @params: (nullable) (transfer none): the params (an object), or %NULL to
- *   leave them out
- *
- * Sends a notification.
- */
-void
-gg_jsonrpc_peer_notify (GgJsonRpcPeer *self,
-                        const char    *method,
-                        JsonNode      *params)
-{
-  g_return_if_fail (GG_IS_JSONRPC_PEER (self));
-  g_return_if_fail (method != NULL);
-
-  write_request (self, NULL, method, params);
-  send_out (self);
-}
-
-/**
- * gg_jsonrpc_peer_call_async:
- * @self: a #GgJsonRpcPeer
- * @method: the method name
- * @params: (nullable) (transfer none): the params (an object), or %NULL
- * @timeout_ms: fail with %G_IO_ERROR_TIMED_OUT after this long; 0 for never
- * @cancellable: (nullable): cancelling fails the call with
- *   %G_IO_ERROR_CANCELLED and forgets it
- * @callback: called with the response
- * @user_data: data for @callback
- *
- * Sends a request. A remote error fails it with %GG_JSONRPC_ERROR; the end
- * of the stream with %G_IO_ERROR_CLOSED.
- *
- * Returns: (transfer full): the id sent, as text
- */
-char *
-gg_jsonrpc_peer_call_async (GgJsonRpcPeer       *self,
-                            const char          *method,
-                            JsonNode            *params,
-                            guint                timeout_ms,
-                            GCancellable        *cancellable,
-                            GAsyncReadyCallback  callback,
-                            gpointer             user_data)
-{
-  g_autoptr(GTask) task = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *id_json = NULL;
-  char *id_text;
-  PendingCall *call;
-  GMainContext *context;
-
-  g_return_val_if_fail (GG_IS_JSONRPC_PEER (self), NULL);
-  g_return_val_if_fail (method != NULL, NULL);
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, gg_jsonrpc_peer_call_async);
-  g_task_set_task_data (task, GUINT_TO_POINTER (timeout_ms), NULL);
-
-  self->next_id++;
-  if (self->id_prefix != NULL)
-    {
-      GString *s = g_string_new (NULL);
-
-      id_text = g_strdup_printf ("%s%" G_GUINT64_FORMAT, self->id_prefix, self->next_id);
-      _gg_jsonrpc_write_string (s, id_text);
-      id_json = g_string_free (s, FALSE);
-    }
-  else
-    {
-      id_text = g_strdup_printf ("%" G_GUINT64_FORMAT, self->next_id);
-      id_json = g_strdup (id_text);
-    }
-
-  if (g_cancellable_set_error_if_cancelled (cancellable, &error))
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return id_text;
-    }
-  if (self->closed || self->disposed)
-    {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CLOSED, "The connection is closed");
-      return id_text;
-    }
-
-  write_request (self, id_json, method, params);
-  if (!gg_framed_stream_send (self->stream, self->out->str, self->out->len, &error))
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return id_text;
-    }
-
-  call = g_new0 (PendingCall, 1);
-  call->peer = self;
-  call->key = g_strconcat (self->id_prefix != NULL ? "s:" : "i:", id_text, NULL);
-  call->task = g_steal_pointer (&task);
-  context = g_task_get_context (call->task);
-  if (timeout_ms > 0)
-    {
-      call->timeout = g_timeout_source_new (timeout_ms);
-      g_source_set_callback (call->timeout, call_timeout_cb, call, NULL);
-      g_source_attach (call->timeout, context);
-    }
-  if (cancellable != NULL)
-    {
-      call->cancel = g_cancellable_source_new (cancellable);
-      g_source_set_callback (call->cancel, G_SOURCE_FUNC (call_cancelled_cb), call, NULL);
-      g_source_attach (call->cancel, context);
-    }
-  g_hash_table_replace (self->pending, call->key, call);
-  return id_text;
-}
-
-/**
- * gg_jsonrpc_peer_call_finish:
- * @self: a #GgJsonRpcPeer
- * @result: the #GAsyncResult
- * @error: return location for a #GError
- *
- * Returns: (transfer full): the `result` of the response, or %NULL with
- *   @error set
- */
-JsonNode *
-gg_jsonrpc_peer_call_finish (GgJsonRpcPeer  *self,
-                             GAsyncResult   *result,
-                             GError        **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
 /**
  * gg_jsonrpc_peer_close:
  * @self: a #GgJsonRpcPeer
@@ -944,3 +596,4 @@ gg_jsonrpc_peer_close (GgJsonRpcPeer *self)
   /* The stream was already closed by someone else: still settle here. */
   on_closed (self->stream, NULL, self);
 }
+

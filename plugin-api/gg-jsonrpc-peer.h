@@ -15,8 +15,9 @@ G_BEGIN_DECLS
  * getters of GgJsonRpcRequest return values owned by the request.
  * Errors the peer produces itself carry `data.code`: parse_error,
  * invalid_message, method_not_found (plus `data.method`), invalid_params,
- * internal_error. Incoming JSON nested deeper than 128 levels is refused
- * with -32700 before it is parsed. */
+ * internal_error. Incoming JSON nested deeper than 128 levels, or with a
+ * `\u0000` in a string (C strings would be cut there), is refused with
+ * -32700 before it is parsed. */
 
 /* Standard JSON-RPC error codes. */
 #define GG_JSONRPC_PARSE_ERROR      (-32700)

@@ -9,6 +9,34 @@
 
 G_BEGIN_DECLS
 
+typedef struct {
+  GgJsonRpcMethodFunc func;
+  gpointer            user_data;
+  GDestroyNotify      destroy;
+} GgJsonRpcHandler;
+
+struct _GgJsonRpcPeer
+{
+  GObject parent_instance;
+
+  GgFramedStream   *stream;
+  gulong            message_id;
+  gulong            framing_error_id;
+  gulong            closed_id;
+  JsonParser       *parser;           /* reused for every message */
+  GString          *out;              /* reused for every outgoing message */
+  GHashTable       *methods;          /* name -> GgJsonRpcHandler */
+  GgJsonRpcHandler *fallback;
+  char             *id_prefix;
+  guint64           next_id;
+  GHashTable       *pending;          /* id key -> PendingCall */
+  guint             pending_incoming;
+  gboolean          closed;
+  gboolean          disposed;
+};
+
+/* gg-jsonrpc-request.c and gg-jsonrpc-peer.c */
+
 /* Takes references on @root (the parsed message), @params and @id (both
  * nullable). A request with an @id counts as pending on @peer until answered. */
 GgJsonRpcRequest *_gg_jsonrpc_request_new          (GgJsonRpcPeer *peer,
@@ -28,8 +56,22 @@ void              _gg_jsonrpc_peer_send_error      (GgJsonRpcPeer *self,
                                                     JsonNode      *data);
 /* One incoming request with an id was answered (or dropped). */
 void              _gg_jsonrpc_peer_request_done    (GgJsonRpcPeer *self);
+/* Sends the message in @self->out. */
+void              _gg_jsonrpc_peer_send_out        (GgJsonRpcPeer *self);
 /* The oam-style `data.code` name of a standard code, or NULL. */
 const char       *_gg_jsonrpc_code_name            (int            code);
+
+/* gg-jsonrpc-call.c */
+
+/* Frees an entry of GgJsonRpcPeer.pending (its task already returned). */
+void              _gg_jsonrpc_pending_call_free    (gpointer       call);
+/* Fails every outgoing request still waiting with G_IO_ERROR_CLOSED. */
+void              _gg_jsonrpc_peer_fail_all_pending (GgJsonRpcPeer *self,
+                                                     const char    *why);
+/* Completes the outgoing request a response (with @raw_id) answers. */
+void              _gg_jsonrpc_peer_handle_response (GgJsonRpcPeer *self,
+                                                    JsonObject    *obj,
+                                                    JsonNode      *raw_id);
 
 /* gg-jsonrpc-wire.c */
 

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "gg-json-private.h"
 #include "gg-jsonrpc-private.h"
 
 #define MAX_DEPTH      128
@@ -16,41 +17,14 @@
 
 /* Compact serializer */
 
+/* The same escaping as gg_json_to_string(), including its repair of invalid
+ * UTF-8: application strings (a game's raw output) must not make the
+ * message unreadable for the other side. */
 void
 _gg_jsonrpc_write_string (GString    *out,
                           const char *s)
 {
-  const char *run = s;
-
-  g_string_append_c (out, '"');
-  for (const char *p = s; *p != '\0'; p++)
-    {
-      guchar c = (guchar) *p;
-      const char *esc;
-      char buf[8];
-
-      if (c >= 0x20 && c != '"' && c != '\\')
-        continue;
-      g_string_append_len (out, run, p - run);
-      run = p + 1;
-      switch (c)
-        {
-        case '"': esc = "\\\""; break;
-        case '\\': esc = "\\\\"; break;
-        case '\n': esc = "\\n"; break;
-        case '\r': esc = "\\r"; break;
-        case '\t': esc = "\\t"; break;
-        case '\b': esc = "\\b"; break;
-        case '\f': esc = "\\f"; break;
-        default:
-          g_snprintf (buf, sizeof buf, "\\u%04x", c);
-          esc = buf;
-          break;
-        }
-      g_string_append (out, esc);
-    }
-  g_string_append (out, run);
-  g_string_append_c (out, '"');
+  _gg_json_append_string (out, s);
 }
 
 static void
@@ -135,7 +109,7 @@ _gg_jsonrpc_write_node (GString  *out,
           write_double (out, json_node_get_double (node));
         else if (type == G_TYPE_BOOLEAN)
           g_string_append (out, json_node_get_boolean (node) ? "true" : "false");
-        else if (type == G_TYPE_STRING)
+        else if (type == G_TYPE_STRING && json_node_get_string (node) != NULL)
           _gg_jsonrpc_write_string (out, json_node_get_string (node));
         else
           g_string_append (out, "null");
@@ -162,6 +136,26 @@ static const guint8 char_class[256] = {
   ['7'] = C_NUMBER, ['8'] = C_NUMBER, ['9'] = C_NUMBER,
   ['t'] = C_WORD, ['f'] = C_WORD, ['n'] = C_WORD,
 };
+
+/* Whether the body of a string (between its quotes) holds `\u0000`, which
+ * json-glib would turn into a C string cut short at the NUL. */
+static gboolean
+has_escaped_nul (const guint8 *s,
+                 gsize         n)
+{
+  const guint8 *end = s + n;
+  const guint8 *q = s;
+
+  while ((q = memchr (q, '\\', (gsize) (end - q))) != NULL)
+    {
+      if (end - q >= 6 && memcmp (q + 1, "u0000", 5) == 0)
+        return TRUE;
+      q += 2;  /* the backslash and the character it escapes */
+      if (q >= end)
+        break;
+    }
+  return FALSE;
+}
 
 /* One linear pass: nesting depth, one top-level value, only JSON tokens
  * outside strings. Returns NULL if json-glib may parse it, else why not.
@@ -206,6 +200,8 @@ _gg_jsonrpc_precheck (const guint8 *p,
                 if (backslashes % 2 == 0)
                   break;
               }
+            if (has_escaped_nul (p + i + 1, j - i - 2))
+              return "escaped NUL in a string";
             i = j;
           }
           break;

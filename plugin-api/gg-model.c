@@ -437,7 +437,8 @@ gg_model_get_context_size (GgModel *self)
  * gg_model_step_async:
  * @self: a #GgModel
  * @request: the step's input; referenced by the backend as long as it needs it
- * @on_delta: (nullable) (scope call): receives streamed text before completion
+ * @on_delta: (nullable) (scope async): receives streamed text, any number of
+ *   times, always before @callback; never after it
  * @delta_data: data for @on_delta
  * @cancellable: (nullable): cancels the step (it then fails with
  *   %GG_MODEL_ERROR_CANCELLED)

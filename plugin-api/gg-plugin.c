@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gg-bus.h"
+#include "gg-bus-private.h"
 #include "gg-config.h"
 #include "gg-plugin.h"
 
@@ -32,14 +33,26 @@ is_valid_plugin_name (const char *name)
   return TRUE;
 }
 
+static gboolean
+is_one_line (const char *text)
+{
+  if (*text == '\0' || strlen (text) > 1024 || !g_utf8_validate (text, -1, NULL))
+    return FALSE;
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    if (g_unichar_iscntrl (g_utf8_get_char (p)))
+      return FALSE;
+  return TRUE;
+}
+
 /**
  * gg_plugin_descriptor_check:
  * @descriptor: (nullable): what a module's gg_plugin_describe() returned
  * @error: return location for a #GError
  *
  * Checks that the host can use @descriptor: the ABI major must equal
- * %GG_ABI_MAJOR, the minor must not be newer than %GG_ABI_MINOR, and every
- * field must be set. The error message is the reason shown to the user.
+ * %GG_ABI_MAJOR, the minor must not be newer than %GG_ABI_MINOR, every
+ * field must be set, the name valid and the other texts one line each.
+ * The error message is the reason shown to the user.
  *
  * Returns: %TRUE when the descriptor is usable
  */
@@ -71,6 +84,7 @@ gg_plugin_descriptor_check (const GgPluginDescriptor *descriptor,
     }
 
   const char *missing = NULL;
+  const char *bad = NULL;
   if (descriptor->name == NULL)
     missing = "name";
   else if (descriptor->version == NULL)
@@ -85,6 +99,19 @@ gg_plugin_descriptor_check (const GgPluginDescriptor *descriptor,
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    "descriptor field '%s' is missing", missing);
+      return FALSE;
+    }
+  /* `gamegate plugins` prints these as they are: one line of text each. */
+  if (!is_one_line (descriptor->version))
+    bad = "version";
+  else if (!is_one_line (descriptor->description))
+    bad = "description";
+  else if (!is_one_line (descriptor->license))
+    bad = "license";
+  if (bad != NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "descriptor field '%s' is not one non-empty line of UTF-8 text", bad);
       return FALSE;
     }
   if (!is_valid_plugin_name (descriptor->name))
@@ -156,8 +183,9 @@ gg_plugin_new (const GgPluginDescriptor *descriptor,
  * @error: return location for a #GError
  *
  * Runs the plugin's setup function, which registers what the plugin offers.
- * A setup that fails without setting @error gets a generic error, so the
- * host can always name a reason.
+ * When it fails, the front ends and model types it registered are removed
+ * from the bus again. A setup that fails without setting @error gets a
+ * generic error, so the host can always name a reason.
  *
  * Returns: %TRUE on success
  */
@@ -166,19 +194,38 @@ gg_plugin_setup (GgPlugin *self,
                  GError  **error)
 {
   g_autoptr(GError) local_error = NULL;
+  g_auto(GStrv) types_before = NULL;
+  g_auto(GStrv) types_after = NULL;
+  guint frontends_before;
 
   g_return_val_if_fail (GG_IS_PLUGIN (self), FALSE);
 
+  frontends_before = _gg_bus_get_n_frontends (self->bus);
+  types_before = gg_bus_list_model_types (self->bus);
   if (self->descriptor->setup (self, &local_error))
     return TRUE;
   if (local_error == NULL)
     local_error = g_error_new (G_IO_ERROR, G_IO_ERROR_FAILED,
                                "setup failed without giving a reason");
+
+  /* A refused plugin offers nothing: a front end it registered before
+   * failing would otherwise still listen in daemon mode. */
+  _gg_bus_truncate_frontends (self->bus, frontends_before);
+  types_after = gg_bus_list_model_types (self->bus);
+  for (guint i = 0; types_after[i] != NULL; i++)
+    if (!g_strv_contains ((const char * const *) types_before, types_after[i]))
+      _gg_bus_unregister_model_type (self->bus, types_after[i]);
+
   g_propagate_error (error, g_steal_pointer (&local_error));
   return FALSE;
 }
 
-/** gg_plugin_get_name: Returns: (transfer none): the plugin's unique name */
+/**
+ * gg_plugin_get_name:
+ * @self: a #GgPlugin
+ *
+ * Returns: (transfer none): the plugin's unique name
+ */
 const char *
 gg_plugin_get_name (GgPlugin *self)
 {
@@ -186,7 +233,12 @@ gg_plugin_get_name (GgPlugin *self)
   return self->descriptor->name;
 }
 
-/** gg_plugin_get_version: Returns: (transfer none): the plugin's version */
+/**
+ * gg_plugin_get_version:
+ * @self: a #GgPlugin
+ *
+ * Returns: (transfer none): the plugin's version
+ */
 const char *
 gg_plugin_get_version (GgPlugin *self)
 {
@@ -194,7 +246,12 @@ gg_plugin_get_version (GgPlugin *self)
   return self->descriptor->version;
 }
 
-/** gg_plugin_get_description: Returns: (transfer none): one line about the plugin */
+/**
+ * gg_plugin_get_description:
+ * @self: a #GgPlugin
+ *
+ * Returns: (transfer none): one line about the plugin
+ */
 const char *
 gg_plugin_get_description (GgPlugin *self)
 {
@@ -202,7 +259,12 @@ gg_plugin_get_description (GgPlugin *self)
   return self->descriptor->description;
 }
 
-/** gg_plugin_get_license: Returns: (transfer none): the SPDX licence expression */
+/**
+ * gg_plugin_get_license:
+ * @self: a #GgPlugin
+ *
+ * Returns: (transfer none): the SPDX licence expression
+ */
 const char *
 gg_plugin_get_license (GgPlugin *self)
 {
@@ -210,7 +272,12 @@ gg_plugin_get_license (GgPlugin *self)
   return self->descriptor->license;
 }
 
-/** gg_plugin_get_path: Returns: (transfer none) (nullable): the module file */
+/**
+ * gg_plugin_get_path:
+ * @self: a #GgPlugin
+ *
+ * Returns: (transfer none) (nullable): the module file
+ */
 const char *
 gg_plugin_get_path (GgPlugin *self)
 {
@@ -218,7 +285,12 @@ gg_plugin_get_path (GgPlugin *self)
   return self->path;
 }
 
-/** gg_plugin_get_bus: Returns: (transfer none): the process's bus */
+/**
+ * gg_plugin_get_bus:
+ * @self: a #GgPlugin
+ *
+ * Returns: (transfer none): the process's bus
+ */
 GgBus *
 gg_plugin_get_bus (GgPlugin *self)
 {

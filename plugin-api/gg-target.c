@@ -35,7 +35,8 @@ gg_target_default_init (GgTargetInterface *iface)
    * GgTarget::event:
    * @channel: the event channel
    * @seq: the sequence number within @channel
-   * @payload: the event's JSON payload
+   * @payload: (transfer none): the event's JSON payload; valid during the
+   *   emission only, so copy what you keep and do not modify it
    *
    * An event from the game, emitted in order per channel.
    */
@@ -156,12 +157,14 @@ gg_target_list_tools_finish (GgTarget      *self,
  * gg_target_call_tool_async:
  * @self: a #GgTarget
  * @name: the tool's name
- * @arguments: (nullable): the tool's arguments
- * @cancellable: (nullable): a #GCancellable
+ * @arguments: (nullable): the tool's arguments; the target references or
+ *   copies what it keeps, so do not modify them while the call runs
+ * @cancellable: (nullable): stops waiting for the game's answer
  * @callback: called with the tool's result
  * @user_data: data for @callback
  *
- * Runs one tool of the game.
+ * Runs one tool of the game. A target that cannot call tools fails with
+ * %G_IO_ERROR_NOT_SUPPORTED.
  */
 void
 gg_target_call_tool_async (GgTarget            *self,
@@ -274,7 +277,13 @@ gg_target_emit_event (GgTarget   *self,
   g_signal_emit (self, signals[SIGNAL_EVENT], 0, channel, seq, payload);
 }
 
-/** gg_target_emit_tools_changed: @self: a #GgTarget. For connectors. */
+/**
+ * gg_target_emit_tools_changed:
+ * @self: a #GgTarget
+ *
+ * For connectors: emits #GgTarget::tools-changed after the game's tool
+ * list changed, so consumers fetch it again.
+ */
 void
 gg_target_emit_tools_changed (GgTarget *self)
 {
@@ -282,7 +291,13 @@ gg_target_emit_tools_changed (GgTarget *self)
   g_signal_emit (self, signals[SIGNAL_TOOLS_CHANGED], 0);
 }
 
-/** gg_target_emit_status_changed: @self: a #GgTarget. For connectors. */
+/**
+ * gg_target_emit_status_changed:
+ * @self: a #GgTarget
+ *
+ * For connectors: emits #GgTarget::status-changed after the `status` that
+ * gg_target_get_info() reports changed.
+ */
 void
 gg_target_emit_status_changed (GgTarget *self)
 {

@@ -34,12 +34,17 @@ unavailable_step_async (GgModel             *model,
                         gpointer             user_data)
 {
   GgUnavailableModel *self = GG_UNAVAILABLE_MODEL (model);
-  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  /* No cancellable on the task: it would turn a cancellation into
+   * G_IO_ERROR_CANCELLED, and models speak the oam vocabulary. */
+  g_autoptr(GTask) task = g_task_new (self, NULL, callback, user_data);
 
   g_task_set_source_tag (task, unavailable_step_async);
-  /* FIXME(merge): use gg_model_error_new() once gg-model.c lands. */
-  g_task_return_new_error (task, g_quark_from_static_string ("gg-model-error-quark"),
-                           GG_MODEL_ERROR_MODEL_UNAVAILABLE, "%s", self->reason);
+  if (g_cancellable_is_cancelled (cancellable))
+    g_task_return_error (task, gg_model_error_new (GG_MODEL_ERROR_CANCELLED, NULL,
+                                                   "The step was cancelled"));
+  else
+    g_task_return_error (task, gg_model_error_new (GG_MODEL_ERROR_MODEL_UNAVAILABLE, NULL,
+                                                   "%s", self->reason));
 }
 
 static GgModelReply *

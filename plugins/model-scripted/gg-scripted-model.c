@@ -29,6 +29,7 @@ typedef struct {
   GgModelRequest *request;
   GgModelDeltaFunc on_delta;
   gpointer delta_data;
+  GCancellable *cancellable;
   GSource *cancel_source;
   GSource *source;           /* the delay timer or the next chunk's idle */
   GPtrArray *pieces;         /* the text still to stream */
@@ -61,6 +62,7 @@ step_run_free (StepRun *run)
 {
   clear_source (&run->source);
   clear_source (&run->cancel_source);
+  g_clear_object (&run->cancellable);
   g_clear_pointer (&run->request, gg_model_request_unref);
   g_clear_pointer (&run->pieces, g_ptr_array_unref);
   g_free (run->text);
@@ -280,6 +282,7 @@ gg_scripted_model_step_async (GgModel             *model,
   run->request = gg_model_request_ref (request);
   run->on_delta = on_delta;
   run->delta_data = delta_data;
+  run->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
   g_task_set_task_data (task, run, (GDestroyNotify) step_run_free);
 
   /* Only waits need a way out; an answer returns from an idle anyway. */
@@ -302,8 +305,20 @@ gg_scripted_model_step_finish (GgModel       *model,
                                GAsyncResult  *result,
                                GError       **error)
 {
+  StepRun *run;
+  g_autoptr(GgModelReply) reply = NULL;
+
   g_return_val_if_fail (g_task_is_valid (result, model), NULL);
-  return g_task_propagate_pointer (G_TASK (result), error);
+  run = g_task_get_task_data (G_TASK (result));
+  reply = g_task_propagate_pointer (G_TASK (result), error);
+  /* An answer returns from an idle; cancelled before that, the step is
+   * cancelled like any other (GIO's rule, in the model's vocabulary). */
+  if (reply != NULL && run != NULL && g_cancellable_is_cancelled (run->cancellable))
+    {
+      g_set_error_literal (error, GG_MODEL_ERROR, GG_MODEL_ERROR_CANCELLED, "The step was cancelled");
+      return NULL;
+    }
+  return g_steal_pointer (&reply);
 }
 
 static const char *

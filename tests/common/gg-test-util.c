@@ -10,6 +10,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 guint
 gg_test_timeout_ms (guint base_ms)
@@ -146,6 +149,17 @@ read_stderr (GgTestProcess *process)
                              process->stderr_cancellable, on_stderr, process);
 }
 
+/* A failed assertion aborts the test without running cleanups: the kernel
+ * then takes the spawned gamegate down with it instead of leaving a daemon
+ * running. */
+static void
+die_with_parent (gpointer user_data)
+{
+#ifdef __linux__
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+#endif
+}
+
 /**
  * gg_test_process_spawn:
  * @args: arguments after the program name
@@ -196,6 +210,7 @@ gg_test_process_spawn (const char * const *args,
         }
     }
 
+  g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
   subprocess = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, error);
   if (subprocess == NULL)
     return NULL;
@@ -280,6 +295,18 @@ gg_test_process_send_signal (GgTestProcess *process,
                              int            signum)
 {
   g_subprocess_send_signal (process->subprocess, signum);
+}
+
+/**
+ * gg_test_process_get_pid:
+ * @process: a process
+ *
+ * Returns: (transfer none) (nullable): its pid as text, %NULL once it exited
+ */
+const char *
+gg_test_process_get_pid (GgTestProcess *process)
+{
+  return g_subprocess_get_identifier (process->subprocess);
 }
 
 /**

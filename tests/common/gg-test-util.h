@@ -44,6 +44,8 @@ gboolean       gg_test_process_wait         (GgTestProcess *process,
                                              guint          timeout_ms,
                                              int           *exit_status);
 const char    *gg_test_process_get_stderr   (GgTestProcess *process);
+/* The pid of the spawned program (the wrapper, under valgrind), as text. */
+const char    *gg_test_process_get_pid      (GgTestProcess *process);
 guint          gg_test_process_count_in_stderr (GgTestProcess *process,
                                                 const char    *needle);
 void           gg_test_process_free         (GgTestProcess *process);

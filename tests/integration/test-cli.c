@@ -288,18 +288,28 @@ test_default_model (Fixture *f, gconstpointer data)
     { "default-model = [1]", 2, ": [gateway] default-model: expected a model type name" },
     { "default-model = Not A Name", 2, ": [gateway] default-model: expected a model type name" },
     { "default-model = system", 2, ": [gateway] default-model: “system” stands for the default model itself" },
+    { NULL /* nested 100000 deep */, 2, ": [gateway] default-model: not valid JSON" },
   };
+  g_autoptr(GString) deep = g_string_new ("default-model = {\"type\":\"scripted\",\"x\":");
+
+  /* Deeper than any parser's stack: refused, not a crash. */
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (deep, '[');
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (deep, ']');
+  g_string_append_c (deep, '}');
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autofree char *text = g_strdup_printf ("[gateway]\n%s\n", cases[i].line);
+      const char *line = cases[i].line != NULL ? cases[i].line : deep->str;
+      g_autofree char *text = g_strdup_printf ("[gateway]\n%s\n", line);
       g_autofree char *conf = write_file (f, "model.conf", text);
       const char *args[] = { "--config", conf, "plugins", NULL };
       g_autofree char *out = NULL;
       g_autofree char *err = NULL;
       g_autofree char *location = g_strdup_printf ("%s:2", conf);
 
-      g_test_message ("%s", cases[i].line);
+      g_test_message ("%.80s", line);
       /* The real plugins (model-scripted) from the test setup's path. */
       g_assert_cmpint (gg_test_run (args, NULL, NULL, &out, &err), ==, cases[i].status);
       if (cases[i].status == 0)
@@ -334,6 +344,8 @@ test_disabled_plugins (Fixture *f, gconstpointer data)
   g_assert_cmpuint (strlen (err), <, strlen (tail) + 80);
   g_assert_nonnull (strstr (out, "disabled: " GOOD_DIR "/test-echo.so\n  reason: disabled in the configuration\n"));
   g_assert_nonnull (strstr (out, "No plugins loaded."));
+  /* Empty lists say so rather than ending in a bare colon. */
+  g_assert_nonnull (strstr (out, "front ends: (none)\nmodel types: (none)\ndefault model: (none)\n"));
   /* Neither a refusal warning nor noise about its config group: the one
    * warning (checked above) points out the name that matches nothing. */
   parts = g_strsplit (err, "WARNING", -1);
@@ -424,6 +436,49 @@ test_sigint_stdio (void)
   check_signal_stdio (SIGINT);
 }
 
+/* A front end that does not finish after the signal: a second signal ends
+ * gamegate anyway, with a failure status and a word why. */
+static void
+test_second_signal_stdio (void)
+{
+  /* -v: the debug line says when the first signal was handled (two
+   * signals before that would be one to GLib). */
+  const char *args[] = { "-v", "--plugin-dir", GOOD_DIR, "echo", "--deaf", NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GgTestProcess) process = gg_test_process_spawn (args, hermetic_env, &error);
+  g_autofree char *line = NULL;
+  g_autofree char *after = NULL;
+  gint64 deadline;
+  int status = -1;
+
+  g_assert_no_error (error);
+  gg_test_process_write_line (process, "ping", &error);
+  line = gg_test_process_read_line (process, gg_test_timeout_ms (10000), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (line, ==, "ping");
+
+  gg_test_process_send_signal (process, SIGTERM);
+  deadline = g_get_monotonic_time () + gg_test_timeout_ms (10000) * (gint64) 1000;
+  while (gg_test_process_count_in_stderr (process, "Termination signal: closing the stdio session") == 0 &&
+         g_get_monotonic_time () < deadline)
+    {
+      gboolean tick = FALSE;
+
+      gg_test_wait_until (&tick, 20);
+    }
+  /* Still serving: the deaf front end ignored the first signal. */
+  gg_test_process_write_line (process, "still here", &error);
+  after = gg_test_process_read_line (process, gg_test_timeout_ms (10000), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (after, ==, "still here");
+
+  gg_test_process_send_signal (process, SIGTERM);
+  g_assert_true (gg_test_process_wait (process, gg_test_timeout_ms (5000), &status));
+  g_assert_cmpint (status, ==, 1);
+  g_assert_nonnull (strstr (gg_test_process_get_stderr (process),
+                            "Second termination signal: exiting without waiting for the session to end"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -446,6 +501,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/echo-pipe-input", test_echo_pipe_input);
   g_test_add_func ("/cli/sigterm-stdio", test_sigterm_stdio);
   g_test_add_func ("/cli/sigint-stdio", test_sigint_stdio);
+  g_test_add_func ("/cli/second-signal-stdio", test_second_signal_stdio);
 
   return g_test_run ();
 }

@@ -8,6 +8,7 @@
 #include <gio/gunixsocketaddress.h>
 #include <glib/gstdio.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -239,14 +240,21 @@ test_without_notify_socket (Fixture *f, gconstpointer data)
   int status = -1;
 
   start_daemon (f, FALSE);
-  /* No readiness message to wait for: wait for the socket. */
-  while (!g_file_test (f->echo_socket, G_FILE_TEST_EXISTS) && g_get_monotonic_time () < deadline)
+  /* No readiness message to wait for: retry until the daemon accepts (the
+   * socket file appears when it is bound, a moment before it listens). */
+  while (connection == NULL)
     {
+      g_autoptr(GSocketClient) client = g_socket_client_new ();
+      g_autoptr(GSocketAddress) address = g_unix_socket_address_new (f->echo_socket);
+      g_autoptr(GError) error = NULL;
       gboolean tick = FALSE;
 
+      connection = g_socket_client_connect (client, G_SOCKET_CONNECTABLE (address), NULL, &error);
+      if (connection != NULL)
+        break;
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
       gg_test_wait_until (&tick, 20);
     }
-  connection = connect_echo (f);
   input = g_data_input_stream_new (g_io_stream_get_input_stream (G_IO_STREAM (connection)));
   echo_round_trip (connection, input, "no systemd here");
 
@@ -318,6 +326,96 @@ test_bad_notify_address (Fixture *f, gconstpointer data)
   check_bad_notify_address (f, gone, gone_message);
 }
 
+/* Without a front end the daemon still runs, and says why nothing answers. */
+static void
+test_no_frontends (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GgTestProcess) process = NULL;
+  const char *args[] = { "--config", "/dev/null", "serve", NULL };
+  const char *env[] = { "GAMEGATE_PLUGIN_PATH", "NOTIFY_SOCKET", NULL };
+  gint64 deadline = g_get_monotonic_time () + gg_test_timeout_ms (10000) * (gint64) 1000;
+  int status = -1;
+
+  process = gg_test_process_spawn (args, env, &error);
+  g_assert_no_error (error);
+  while (gg_test_process_count_in_stderr (process, "nothing to serve") == 0 &&
+         g_get_monotonic_time () < deadline)
+    {
+      gboolean tick = FALSE;
+
+      gg_test_wait_until (&tick, 20);
+    }
+  g_assert_nonnull (strstr (gg_test_process_get_stderr (process),
+                            "No front end is loaded, so there is nothing to serve; "
+                            "run “gamegate plugins” to see what was found"));
+  gg_test_process_send_signal (process, SIGTERM);
+  g_assert_true (gg_test_process_wait (process, gg_test_timeout_ms (SHUTDOWN_BOUND_MS), &status));
+  g_assert_cmpint (status, ==, 0);
+}
+
+/* A test that fails mid-way must not leave its gamegate running: the child
+ * test below spawns a daemon, says its pid and aborts; the daemon must die
+ * with it. */
+/* Alive and not a zombie waiting for a parent (not every init reaps). */
+static gboolean
+is_running (int pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", pid);
+  g_autofree char *stat = NULL;
+  const char *end;
+
+  if (kill (pid, 0) != 0)
+    return FALSE;
+  if (!g_file_get_contents (path, &stat, NULL, NULL))
+    return TRUE;
+  end = strrchr (stat, ')');
+  return end == NULL || end[1] == '\0' || end[2] != 'Z';
+}
+
+static void
+test_dies_with_failed_test (void)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *pid_file = NULL;
+  g_autofree char *text = NULL;
+  int pid = 0;
+  gint64 deadline;
+
+  if (g_test_subprocess ())
+    {
+      const char *args[] = { "--config", "/dev/null", "serve", NULL };
+      const char *env[] = { "GAMEGATE_PLUGIN_PATH", "NOTIFY_SOCKET", NULL };
+      g_autoptr(GError) error = NULL;
+      GgTestProcess *process = gg_test_process_spawn (args, env, &error);
+
+      g_assert_no_error (error);
+      name = g_strdup_printf ("gg-dies-with-test-%d", (int) getppid ());
+      pid_file = g_build_filename (g_get_tmp_dir (), name, NULL);
+      g_file_set_contents (pid_file, gg_test_process_get_pid (process), -1, &error);
+      g_assert_no_error (error);
+      abort ();
+    }
+
+  name = g_strdup_printf ("gg-dies-with-test-%d", (int) getpid ());
+  pid_file = g_build_filename (g_get_tmp_dir (), name, NULL);
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_assert_true (g_file_get_contents (pid_file, &text, NULL, NULL));
+  g_unlink (pid_file);
+  pid = atoi (text);
+  g_assert_cmpint (pid, >, 0);
+
+  deadline = g_get_monotonic_time () + gg_test_timeout_ms (5000) * (gint64) 1000;
+  while (is_running (pid) && g_get_monotonic_time () < deadline)
+    g_usleep (10000);
+  if (is_running (pid))
+    {
+      kill (pid, SIGKILL);
+      g_error ("gamegate %d outlived the test that spawned it", pid);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -333,6 +431,9 @@ main (int argc, char **argv)
               test_without_notify_socket, fixture_teardown);
   g_test_add ("/daemon/start-failure", Fixture, GINT_TO_POINTER (FALSE), fixture_setup,
               test_start_failure, fixture_teardown);
+  g_test_add ("/daemon/no-frontends", Fixture, GINT_TO_POINTER (FALSE), fixture_setup,
+              test_no_frontends, fixture_teardown);
+  g_test_add_func ("/daemon/dies-with-failed-test", test_dies_with_failed_test);
   g_test_add ("/daemon/bad-notify-address", Fixture, GINT_TO_POINTER (FALSE), fixture_setup,
               test_bad_notify_address, fixture_teardown);
 

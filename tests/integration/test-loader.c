@@ -197,7 +197,7 @@ test_plugins_listing (void)
                             "  path: " GOOD_DIR "/test-echo.so\n"
                             "  description: Echoes lines on stdio and a Unix socket\n"));
   g_assert_nonnull (strstr (out, "test-dup\n  version: 1.0.0\n"));
-  g_assert_nonnull (strstr (out, "front ends: echo\n"));
+  g_assert_nonnull (strstr (out, "front ends:\n  echo  Echo lines back (test fixture)\nmodel types: "));
   g_assert_nonnull (strstr (out, "default model: (none)\n"));
   g_assert_null (strstr (out, "Refusing"));
 }

@@ -453,6 +453,37 @@ test_cancel (void)
     g_assert_cmpuint (step.deltas->len, <, 2000);
   }
 
+  /* Cancelled before the answer's callback, for steps that never wait
+   * (text, tool calls, JSON): cancelled too, the step used up. */
+  {
+    static const char *const steps[] = {
+      "{\"text\":\"quick\"}", "{\"toolCalls\":[{\"name\":\"a\"}]}", "{\"json\":{\"a\":1}}",
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
+      {
+        g_autofree char *spec = g_strdup_printf ("{\"type\":\"scripted\",\"steps\":[%s,{\"text\":\"next\"}]}",
+                                                 steps[i]);
+        g_autoptr(GgModel) model = model_new (spec);
+        g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+        g_autoptr(GgModelRequest) request = request_new (NULL, FALSE);
+        g_autofree char *next = NULL;
+        g_auto(Step) step;
+
+        memset (&step, 0, sizeof step);
+        step.deltas = g_ptr_array_new_with_free_func (g_free);
+        gg_model_step_async (model, request, on_delta, &step, cancellable, on_step_done, &step);
+        step.returned = TRUE;
+        g_cancellable_cancel (cancellable);
+        while (!step.done)
+          g_main_context_iteration (NULL, TRUE);
+        g_assert_error (step.error, GG_MODEL_ERROR, GG_MODEL_ERROR_CANCELLED);
+        g_assert_null (step.reply);
+        next = text_of (model, NULL);
+        g_assert_cmpstr (next, ==, "next");
+      }
+  }
+
   /* Already cancelled: fails at once, without using up a step. */
   {
     g_autoptr(GgModel) model = model_new ("{\"type\":\"scripted\",\"steps\":[{\"text\":\"kept\"}]}");

@@ -28,6 +28,7 @@ struct _GgTestEchoFrontend {
   GObject parent_instance;
 
   char *prefix;            /* --prefix */
+  gboolean deaf;           /* --deaf: a stdio session ignores cancellation */
   char *socket_path;       /* [test-echo] socket */
   gint64 max_line;         /* [test-echo] max-line */
   GSocketService *service;
@@ -187,6 +188,7 @@ echo_get_option_group (GgFrontend *frontend)
                                             "Show echo options", NULL, NULL);
   const GOptionEntry entries[] = {
     { "prefix", 0, 0, G_OPTION_ARG_STRING, &self->prefix, "Put TEXT before every echoed line", "TEXT" },
+    { "deaf", 0, 0, G_OPTION_ARG_NONE, &self->deaf, "Ignore termination signals on stdio (a stuck front end)", NULL },
     G_OPTION_ENTRY_NULL
   };
 
@@ -202,9 +204,10 @@ echo_run_stdio_async (GgFrontend          *frontend,
                       gpointer             user_data)
 {
   GgTestEchoFrontend *self = GG_TEST_ECHO_FRONTEND (frontend);
-  EchoSession *session = session_new (self, stdio, cancellable);
+  /* Deaf: behaves like a front end stuck on something it cannot cancel. */
+  EchoSession *session = session_new (self, stdio, self->deaf ? NULL : cancellable);
 
-  session->task = g_task_new (self, cancellable, callback, user_data);
+  session->task = g_task_new (self, self->deaf ? NULL : cancellable, callback, user_data);
   g_task_set_source_tag (session->task, echo_run_stdio_async);
   session_read (session);
 }

@@ -292,6 +292,8 @@ typedef struct {
   GPtrArray *held;          /* GgToolInvocation */
   GCancellable *cancel_on;  /* cancelled by the event named in cancel_event */
   const char *cancel_event;
+  guint cancel_at_event;    /* cancel_on is cancelled by this event (1-based) */
+  guint done_count;
   gboolean done;
   JsonObject *result;
   GError *error;
@@ -324,6 +326,8 @@ on_event (JsonObject *event,
   if (run.cancel_on != NULL && run.cancel_event != NULL &&
       g_str_equal (json_object_get_string_member (event, "type"), run.cancel_event))
     g_cancellable_cancel (run.cancel_on);
+  if (run.cancel_on != NULL && run.cancel_at_event == run.events->len)
+    g_cancellable_cancel (run.cancel_on);
 }
 
 static void
@@ -340,6 +344,11 @@ executor (GgToolInvocation *invocation,
       return;
     }
   answer = json_object_has_member (run.outputs, name) ? json_object_get_object_member (run.outputs, name) : NULL;
+  if (answer != NULL && json_object_has_member (answer, "hold"))
+    {
+      g_ptr_array_add (run.held, invocation);
+      return;
+    }
   if (answer == NULL)
     {
       g_autoptr(JsonNode) node = json_node_new (JSON_NODE_VALUE);
@@ -362,6 +371,7 @@ on_turn_done (GObject      *source,
 {
   run.result = gg_agent_turn_run_finish (GG_AGENT_TURN (source), result, &run.error);
   run.events_at_done = run.events->len;
+  run.done_count++;
   run.done = TRUE;
 }
 
@@ -940,6 +950,21 @@ test_timeout_formats (void)
       gg_agent_policy_clear (&policy);
     }
 
+  /* A tool's timeout below a millisecond is still a timeout, not "forever". */
+  {
+    g_autoptr(GgModel) model = scripted ("{\"type\":\"scripted\",\"steps\":[{\"toolCalls\":[{\"name\":\"a\"}]},"
+                                         "{\"template\":\"{toolOutput}\"}]}");
+    g_autoptr(GgAgentTurn) turn = NULL;
+
+    run_reset ();
+    run.exec_mode = EXEC_HOLD;
+    turn = turn_new (model, "[{\"name\":\"a\",\"timeoutSeconds\":0.0001}]", "Go", NULL);
+    run_turn (turn, NULL);
+    g_assert_no_error (run.error);
+    g_assert_cmpstr (json_object_get_string_member (run.result, "text"), ==,
+                     "Error: Tool 'a' timed out after 0.001s.");
+  }
+
   /* 0 waits forever: an answer after longer than any default still counts. */
   {
     g_autoptr(GgModel) model = scripted ("{\"type\":\"scripted\",\"steps\":[{\"toolCalls\":[{\"name\":\"a\"}]},"
@@ -1079,6 +1104,120 @@ test_cancel_after_completion (void)
   g_assert_cmpstr (json_object_get_string_member (run.result, "text"), ==, "done");
   g_assert_nonnull (gg_agent_turn_get_new_entries (turn));
   g_assert_cmpuint (run.events->len, ==, 2);
+}
+
+/* A turn with every kind of waiting point (model delays, streamed chunks,
+ * a held tool call, a tool timeout), cancelled at each of them in turn: by
+ * an event handler at every event, and from the main loop after every
+ * iteration. The turn always fails with `cancelled` exactly once, reports
+ * nothing after the cancellation, abandons what it handed out, and leaves
+ * no source behind that could fire on a freed turn. */
+#define CANCEL_SCRIPT \
+  "{\"type\":\"scripted\",\"steps\":[{\"toolCalls\":[{\"name\":\"look\"},{\"name\":\"ring_bell\"}],\"delayMs\":2}," \
+  "{\"toolCalls\":[{\"name\":\"open_gate\"}]},{\"text\":\"one two three four\",\"chunks\":4,\"delayMs\":1}]}"
+
+static GgAgentTurn *
+cancel_turn_new (GgModel *model)
+{
+  GgAgentPolicy policy;
+  GgAgentTurn *turn;
+
+  gg_agent_policy_init (&policy);
+  policy.tool_timeout_ms = 5;
+  turn = turn_new (model, TOOLS_THREE, "Go", &policy);
+  gg_agent_policy_clear (&policy);
+  gg_agent_turn_set_streaming (turn, TRUE);
+  return turn;
+}
+
+static void
+check_cancelled_turn (guint events_when_cancelled)
+{
+  g_test_message ("cancelled after %u events: %s", events_when_cancelled,
+                  run.error != NULL ? run.error->message : "succeeded");
+  g_assert_error (run.error, GG_MODEL_ERROR, GG_MODEL_ERROR_CANCELLED);
+  g_assert_cmpuint (run.done_count, ==, 1);
+  g_assert_cmpuint (run.events_at_done, ==, events_when_cancelled);
+  for (guint i = 0; i < run.held->len; i++)
+    {
+      GgToolInvocation *invocation = g_ptr_array_index (run.held, i);
+
+      g_assert_true (gg_tool_invocation_is_finished (invocation));
+      /* A late answer is ignored, whatever happened to the turn. */
+      gg_tool_invocation_return_error (invocation, "late");
+    }
+  settle (15);
+  g_assert_cmpuint (run.events->len, ==, events_when_cancelled);
+  g_assert_cmpuint (run.done_count, ==, 1);
+}
+
+static void
+test_cancel_everywhere (void)
+{
+  guint total_events;
+  guint iterations = 0;
+
+  /* The whole turn once, to count its events: look is held and times out,
+   * ring_bell and open_gate answer at once. */
+  {
+    g_autoptr(GgModel) model = scripted (CANCEL_SCRIPT);
+    g_autoptr(GgAgentTurn) turn = cancel_turn_new (model);
+
+    run_reset ();
+    json_object_set_member (run.outputs, "look", parse ("{\"hold\":true}"));
+    run_turn (turn, NULL);
+    g_assert_no_error (run.error);
+    g_assert_cmpstr (json_object_get_string_member (run.result, "text"), ==, "one two three four");
+    total_events = run.events->len;
+    /* step, 2 started, 2 completed, step, started, completed, step, 4 texts */
+    g_assert_cmpuint (total_events, ==, 13);
+  }
+
+  for (guint k = 1; k <= total_events; k++)
+    {
+      g_autoptr(GgModel) model = scripted (CANCEL_SCRIPT);
+      g_autoptr(GgAgentTurn) turn = cancel_turn_new (model);
+
+      run_reset ();
+      json_object_set_member (run.outputs, "look", parse ("{\"hold\":true}"));
+      run.cancel_on = g_cancellable_new ();
+      run.cancel_at_event = k;
+      run_turn (turn, run.cancel_on);
+      check_cancelled_turn (k);
+    }
+
+  for (guint n = 0;; n++)
+    {
+      g_autoptr(GgModel) model = scripted (CANCEL_SCRIPT);
+      g_autoptr(GgAgentTurn) turn = cancel_turn_new (model);
+      g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+      guint events;
+
+      run_reset ();
+      json_object_set_member (run.outputs, "look", parse ("{\"hold\":true}"));
+      start (turn, cancellable);
+      for (guint i = 0; i < n && !run.done; i++)
+        g_main_context_iteration (NULL, TRUE);
+      if (run.done)
+        break;
+      events = run.events->len;
+      g_cancellable_cancel (cancellable);
+      wait_done ();
+      iterations++;
+      if (run.error == NULL && events == total_events)
+        {
+          /* The answer was already decided: a cancellation never turns
+           * it into an error. */
+          settle (15);
+          g_assert_cmpuint (run.events->len, ==, total_events);
+          g_assert_cmpuint (run.done_count, ==, 1);
+          continue;
+        }
+      check_cancelled_turn (events);
+    }
+  /* The loop ran until the turn finished: start idle, both delays, the
+   * held call, its timeout, the chunks and the completion idle. */
+  g_assert_cmpuint (iterations, >=, 8);
 }
 
 static void
@@ -1512,7 +1651,45 @@ test_hostile_model_output (void)
     }
   g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (entries, 2), "output"), ==,
                    "Error: Unknown tool ''.");
+  /* Arguments that are not an object never reach the executor. */
   g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (entries, 4), "output"), ==,
+                   "ok:look");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (entries, 5), "output"), ==,
+                   "Error: The arguments of tool 'look' must be a JSON object.");
+}
+
+/* Whatever a backend produces as arguments, the executor sees an object:
+ * strings, numbers and arrays are refused with an error output the model
+ * sees; they are not counted against maxToolCalls. */
+static void
+test_non_object_arguments (void)
+{
+  g_autoptr(TestFakeModel) model = fake_model_new (
+    "[{\"toolCalls\":[{\"name\":\"look\",\"arguments\":\"{}\"},{\"name\":\"look\",\"arguments\":[1]},"
+    "{\"name\":\"look\",\"arguments\":5},{\"name\":\"look\",\"arguments\":{\"at\":\"gate\"}}]},"
+    "{\"text\":\"done\"}]");
+  g_autoptr(GgAgentTurn) turn = NULL;
+  GgAgentPolicy policy;
+  JsonArray *records;
+
+  gg_agent_policy_init (&policy);
+  policy.max_tool_calls = 1;
+  run_reset ();
+  turn = turn_new (GG_MODEL (model), TOOLS_THREE, "Go", &policy);
+  gg_agent_policy_clear (&policy);
+  run_turn (turn, NULL);
+  g_assert_no_error (run.error);
+  records = json_object_get_array_member (run.result, "toolCalls");
+  g_assert_cmpuint (json_array_get_length (records), ==, 4);
+  for (guint i = 0; i < 3; i++)
+    {
+      JsonObject *record = json_array_get_object_element (records, i);
+      g_assert_true (json_object_get_boolean_member (record, "isError"));
+      g_assert_cmpstr (json_object_get_string_member (record, "output"), ==,
+                       "The arguments of tool 'look' must be a JSON object.");
+    }
+  g_assert_false (json_object_get_boolean_member (json_array_get_object_element (records, 3), "isError"));
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (records, 3), "output"), ==,
                    "ok:look");
 }
 
@@ -1647,6 +1824,7 @@ main (int argc, char **argv)
   g_test_add_func ("/agent-turn/cancel/outstanding-call", test_cancel_with_outstanding_call);
   g_test_add_func ("/agent-turn/cancel/from-event", test_cancel_from_executor);
   g_test_add_func ("/agent-turn/cancel/after-completion", test_cancel_after_completion);
+  g_test_add_func ("/agent-turn/cancel/everywhere", test_cancel_everywhere);
   g_test_add_func ("/agent-turn/schema", test_schema);
   g_test_add_func ("/agent-turn/schema-validation", test_schema_validation);
   g_test_add_func ("/agent-turn/retries", test_retries);
@@ -1655,6 +1833,7 @@ main (int argc, char **argv)
   g_test_add_func ("/agent-turn/trimming", test_trimming);
   g_test_add_func ("/agent-turn/usage-sums", test_usage_sums);
   g_test_add_func ("/agent-turn/hostile-model-output", test_hostile_model_output);
+  g_test_add_func ("/agent-turn/non-object-arguments", test_non_object_arguments);
   g_test_add_func ("/agent-turn/thread-default-context", test_thread_default_context);
   g_test_add_func ("/agent-turn/request-fields", test_request_fields);
 

@@ -517,6 +517,35 @@ test_hostile (void)
   g_rand_free (rand);
 }
 
+/* gg_config_set_value() is API: a value that is not UTF-8 must not break the
+ * error message quoting it, and invalid names are refused before anything
+ * is recorded (GKeyFile would refuse them after). */
+static void
+test_set_value_checks (void)
+{
+  g_autoptr(GgConfig) config = gg_config_new ();
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) unread = NULL;
+  gint64 n = 0;
+
+  gg_config_set_value (config, "g", "n", "\xf0");
+  g_assert_false (gg_config_get_int (config, "g", "n", 1, 9, 1, &n, &error));
+  g_assert_true (g_utf8_validate (error->message, -1, NULL));
+  g_assert_cmpstr (error->message, ==,
+                   "command line: [g] n: expected an integer between 1 and 9, got “\xef\xbf\xbd”");
+
+  g_test_expect_message ("gamegate", G_LOG_LEVEL_CRITICAL, "*gg_config_set_value*");
+  gg_config_set_value (config, "g", "bad key", "1");
+  g_test_assert_expected_messages ();
+  g_test_expect_message ("gamegate", G_LOG_LEVEL_CRITICAL, "*gg_config_set_value*");
+  gg_config_set_value (config, "a]b", "key", "1");
+  g_test_assert_expected_messages ();
+  g_assert_false (gg_config_has_key (config, "g", "bad key"));
+  g_assert_false (gg_config_has_key (config, "a]b", "key"));
+  unread = gg_config_list_unread (config);
+  g_assert_cmpuint (g_strv_length (unread), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -537,6 +566,7 @@ main (int argc, char **argv)
   g_test_add_func ("/config/unread", test_unread);
   g_test_add_func ("/config/set-invalid", test_set_invalid);
   g_test_add_func ("/config/hostile", test_hostile);
+  g_test_add_func ("/config/set-value-checks", test_set_value_checks);
 
   return g_test_run ();
 }

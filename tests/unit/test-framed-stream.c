@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -875,6 +876,150 @@ test_write_error (gconstpointer data)
   fixture_free (&f);
 }
 
+/* No effective limit: a line split over reads is still one message (the
+ * "limit + 1 for a `\r`" check must not wrap around). */
+static void
+test_newline_unlimited (void)
+{
+  Fixture f = { 0 };
+  const char *expected[] = { "abcdef", NULL };
+
+  setup_socket (&f, GG_FRAMING_NEWLINE);
+  gg_framed_stream_set_max_message_size (f.fs, G_MAXSIZE);
+  gg_framed_stream_start (f.fs);
+  feed_str (&f, "abc");
+  spin_idle (&f);
+  feed_str (&f, "def\n");
+  assert_messages (&f, expected);
+  g_assert_cmpuint (f.errors->len, ==, 0);
+  fixture_free (&f);
+}
+
+typedef struct {
+  Fixture *f;
+  guint    completed;
+  GError  *second_error;
+} Reflush;
+
+static void
+reflush_second_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Reflush *r = user_data;
+
+  g_assert_false (gg_framed_stream_flush_finish (GG_FRAMED_STREAM (source), result,
+                                                 &r->second_error));
+  r->completed++;
+}
+
+static void
+reflush_first_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Reflush *r = user_data;
+  GgFramedStream *fs = GG_FRAMED_STREAM (source);
+
+  g_assert_true (gg_framed_stream_flush_finish (fs, result, NULL));
+  r->completed++;
+  /* The reader goes away, then a send and a flush from the callback: the
+   * new flush waits for the new write, which fails; it must not complete
+   * successfully together with the waiter being completed now. */
+  close (r->f->test_fd);
+  r->f->test_fd = r->f->test_rfd = -1;
+  g_assert_true (gg_framed_stream_send (fs, "second", 6, NULL));
+  gg_framed_stream_flush_async (fs, NULL, reflush_second_cb, r);
+}
+
+static void
+test_flush_from_flush_callback (void)
+{
+  Fixture f = { 0 };
+  Reflush r = { &f, 0, NULL };
+
+  setup_socket (&f, GG_FRAMING_NEWLINE);
+  g_assert_true (gg_framed_stream_send (f.fs, "first", 5, NULL));
+  gg_framed_stream_flush_async (f.fs, NULL, reflush_first_cb, &r);
+  while (r.completed < 2)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_nonnull (r.second_error);
+  g_assert_true (r.second_error->domain == G_IO_ERROR);
+  g_clear_error (&r.second_error);
+  fixture_free (&f);
+}
+
+/* A message the output queue cannot hold is refused, not truncated (the
+ * queue is a GByteArray, limited to G_MAXUINT bytes). */
+static void
+test_send_too_large (void)
+{
+#if GLIB_SIZEOF_SIZE_T > 4
+  Fixture f = { 0 };
+  g_autoptr(GError) error = NULL;
+  gsize size = (gsize) G_MAXUINT + 16;
+  void *huge = mmap (NULL, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+  if (huge == MAP_FAILED)
+    {
+      g_test_skip ("cannot map 4 GiB of address space");
+      return;
+    }
+  setup_socket (&f, GG_FRAMING_CONTENT_LENGTH);
+  g_assert_false (gg_framed_stream_send (f.fs, huge, size, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE);
+  g_assert_cmpuint (gg_framed_stream_get_pending_output (f.fs), ==, 0);
+  /* the stream still works */
+  g_assert_true (gg_framed_stream_send (f.fs, "ok", 2, NULL));
+  spin_until (&f, received_len, GSIZE_TO_POINTER (23));
+  g_assert_cmpstr (f.received->str, ==, "Content-Length: 2\r\n\r\nok");
+  munmap (huge, size);
+  fixture_free (&f);
+#else
+  g_test_skip ("needs a 64-bit address space");
+#endif
+}
+
+/* A peer that keeps sending but never reads what we write: once the output
+ * backlog passes four maximum-size messages (at least 1 MiB), its input is
+ * no longer read, so memory stays bounded; reading resumes once the output
+ * has drained. */
+static void
+test_output_backpressure (void)
+{
+  Fixture f = { 0 };
+  g_autofree char *chunk = g_strnfill (64 * 1024, 'o');
+  const char *first[] = { "a", NULL };
+  const char *both[] = { "a", "b", NULL };
+  gsize total = 0;
+
+  setup_socket (&f, GG_FRAMING_NEWLINE);
+  gg_framed_stream_set_max_message_size (f.fs, 1024);
+  gg_framed_stream_start (f.fs);
+  for (int i = 0; i < 32; i++)
+    {
+      g_assert_true (gg_framed_stream_send (f.fs, chunk, strlen (chunk), NULL));
+      total += strlen (chunk) + 1;
+    }
+  g_assert_cmpuint (gg_framed_stream_get_pending_output (f.fs), >, 1024 * 1024);
+
+  /* The read started before the backlog completes; the next is not made.
+   * (spin_until would drain our socket, so iterate by hand.) */
+  feed_str (&f, "a\n");
+  while (f.messages->len < 1)
+    g_main_context_iteration (NULL, TRUE);
+  feed_str (&f, "b\n");
+  for (int i = 0; i < 50; i++)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  g_assert_cmpuint (f.messages->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (f.messages, 0), ==, first[0]);
+
+  /* Reading our output lets theirs in again. */
+  spin_until (&f, received_len, GSIZE_TO_POINTER (total));
+  assert_messages (&f, both);
+  g_assert_cmpuint (f.received->len, ==, total);
+  fixture_free (&f);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -905,6 +1050,10 @@ main (int argc, char **argv)
   g_test_add_data_func ("/framed-stream/write-error/socket", GINT_TO_POINTER (0), test_write_error);
   g_test_add_data_func ("/framed-stream/write-error/pipe", GINT_TO_POINTER (1), test_write_error);
   g_test_add_func ("/framed-stream/dispose-while-reading", test_dispose_while_reading);
+  g_test_add_func ("/framed-stream/newline/unlimited", test_newline_unlimited);
+  g_test_add_func ("/framed-stream/flush-from-flush-callback", test_flush_from_flush_callback);
+  g_test_add_func ("/framed-stream/send/too-large", test_send_too_large);
+  g_test_add_func ("/framed-stream/output-backpressure", test_output_backpressure);
 
   return g_test_run ();
 }

@@ -56,6 +56,8 @@ test_parse_valid (void)
   assert_roundtrip ("{\"z\":1,\"a\":2,\"m\":3}", "{\"z\":1,\"a\":2,\"m\":3}");
 }
 
+static void assert_parse_fails (const char *text, gssize length, guint max_depth, gint code);
+
 static void
 test_parse_big_integers (void)
 {
@@ -70,6 +72,24 @@ test_parse_big_integers (void)
                      -9223372036854775809.0);
   g_assert_cmpint (json_array_get_int_element (json_node_get_array (neg), 1), ==, 1);
   g_assert_cmpfloat (json_object_get_double_member (json_node_get_object (also), "a"), ==, 1e23);
+
+  /* Beyond the range of a double they are refused like 1e400, not turned
+   * into infinity (which would serialise as null). */
+  {
+    g_autoptr(GString) huge = g_string_new ("[");
+    g_autoptr(JsonNode) fits = NULL;
+
+    g_string_append (huge, "-1");
+    for (int i = 0; i < 400; i++)
+      g_string_append_c (huge, '0');
+    g_string_append_c (huge, ']');
+    assert_parse_fails (huge->str, -1, 0, GG_JSON_ERROR_PARSE);
+    g_string_assign (huge, "1");
+    for (int i = 0; i < 308; i++)
+      g_string_append_c (huge, '0');
+    fits = parse_ok (huge->str);
+    g_assert_cmpfloat (json_node_get_double (fits), ==, 1e308);
+  }
 }
 
 static void

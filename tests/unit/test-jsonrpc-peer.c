@@ -275,6 +275,34 @@ test_echo (void)
   teardown (&f);
 }
 
+/* Strings built by the application (e.g. from a game's raw output) may be
+ * invalid UTF-8 or NULL: what goes on the wire must still be JSON. */
+static void
+test_send_bad_strings (void)
+{
+  Fixture f;
+  g_autoptr(JsonObject) params = json_object_new ();
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(JsonNode) null_string = json_node_new (JSON_NODE_VALUE);
+  g_autofree char *line = NULL;
+  g_autoptr(JsonNode) parsed = NULL;
+
+  setup (&f, GG_FRAMING_NEWLINE);
+  json_node_set_string (null_string, NULL);
+  json_object_set_string_member (params, "text", "a\xff" "b\xc3");
+  json_object_set_member (params, "none", g_steal_pointer (&null_string));
+  json_node_set_object (node, params);
+  gg_jsonrpc_peer_notify (f.peer, "bad\xfe", node);
+  line = next_line (&f);
+  g_assert_true (g_utf8_validate (line, -1, NULL));
+  parsed = gg_json_parse (line, -1, 0, NULL);
+  g_assert_nonnull (parsed);
+  g_assert_cmpstr (line, ==,
+                   "{\"jsonrpc\":\"2.0\",\"method\":\"bad\xef\xbf\xbd\",\"params\":"
+                   "{\"text\":\"a\xef\xbf\xbd" "b\xef\xbf\xbd\",\"none\":null}}");
+  teardown (&f);
+}
+
 static void
 test_validation (void)
 {
@@ -357,6 +385,27 @@ test_nul_byte (void)
   feed (&f, msg, sizeof msg - 1);
   line = next_line (&f);
   g_assert_cmpstr (line, ==, ERR ("null", -32700, "Parse error: invalid UTF-8", "{\"code\":\"parse_error\"}"));
+  teardown (&f);
+}
+
+/* An escaped NUL would silently cut the C string json-glib gives back
+ * ("a\u0000b" read as "a"), changing ids, method names and params. */
+static void
+test_escaped_nul (void)
+{
+  Fixture f;
+  g_autofree char *line = NULL;
+
+  setup (&f, GG_FRAMING_NEWLINE);
+  expect (&f, "{\"jsonrpc\":\"2.0\",\"id\":\"a\\u0000b\",\"method\":\"echo\"}",
+          ERR ("null", -32700, "Parse error: escaped NUL in a string", "{\"code\":\"parse_error\"}"));
+  expect (&f, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"echo\",\"params\":{\"s\":\"x\\u0000\"}}",
+          ERR ("null", -32700, "Parse error: escaped NUL in a string", "{\"code\":\"parse_error\"}"));
+  /* an escaped backslash followed by u0000 is just text */
+  expect (&f, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"echo\",\"params\":{\"s\":\"\\\\u0000\"}}",
+          "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"s\":\"\\\\u0000\"}}");
+  expect (&f, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"echo\",\"params\":{\"s\":\"\\u0001\\\"\\u00000\"}}",
+          ERR ("null", -32700, "Parse error: escaped NUL in a string", "{\"code\":\"parse_error\"}"));
   teardown (&f);
 }
 
@@ -1060,7 +1109,9 @@ main (int argc, char **argv)
 
   g_test_add_func ("/jsonrpc-peer/echo", test_echo);
   g_test_add_func ("/jsonrpc-peer/validation", test_validation);
+  g_test_add_func ("/jsonrpc-peer/send-bad-strings", test_send_bad_strings);
   g_test_add_func ("/jsonrpc-peer/nul-byte", test_nul_byte);
+  g_test_add_func ("/jsonrpc-peer/escaped-nul", test_escaped_nul);
   g_test_add_func ("/jsonrpc-peer/ids", test_ids);
   g_test_add_func ("/jsonrpc-peer/deep-nesting", test_deep_nesting);
   g_test_add_func ("/jsonrpc-peer/answers", test_answers);

@@ -523,6 +523,22 @@ test_hostile (void)
     g_test_message ("uniqueItems on 100,000 items: %.3f s", g_timer_elapsed (timer, NULL));
   }
 
+  /* ... also for fractions: g_double_hash() hashes (guint) value, so every
+   * number in [0, 1) would land in one bucket and the check go quadratic. */
+  {
+    g_autoptr(GgSchema) s = compile_ok ("{\"uniqueItems\":true}");
+    g_autoptr(GString) big = g_string_new ("[");
+    g_autoptr(GTimer) timer = g_timer_new ();
+
+    for (guint i = 0; i < 100000; i++)
+      g_string_append_printf (big, "%s0.%05u1", i > 0 ? "," : "", i);
+    g_string_append (big, ",-0.0,0]");
+    assert_invalid (s, big->str, "#: must not contain duplicates (items 100000 and 100001 are equal)",
+                    NULL, NULL);
+    g_test_message ("uniqueItems on 100,000 fractions: %.3f s", g_timer_elapsed (timer, NULL));
+    g_assert_cmpfloat (g_timer_elapsed (timer, NULL), <, 20.0);
+  }
+
   /* A hand-built instance with invalid UTF-8 gets an error, not UB. */
   {
     g_autoptr(GgSchema) s = compile_ok ("{\"pattern\":\"a\",\"minLength\":1}");

@@ -1,0 +1,85 @@
+/* gb-mcp-server.h: the MCP protocol side of the gamebridge plugin
+ * (revision 2025-11-25), over stdio or Streamable HTTP, serving the tools of
+ * a provider. Plugin-internal: the contract between the MCP transport code
+ * (gb-mcp-*.c) and the game bridge logic (gb-bridge-*.c).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gamegate.h>
+
+G_BEGIN_DECLS
+
+/* One tools/call as the provider sees it: who asked, and how to talk back
+ * while the call runs. */
+typedef struct _GbMcpCall GbMcpCall;
+
+/* `notifications/progress` for the request's `_meta.progressToken`; does
+ * nothing when the client asked for no progress. @total <= 0 = unknown. */
+void gb_mcp_call_report_progress (GbMcpCall  *call,
+                                  double      progress,
+                                  double      total,
+                                  const char *message);
+/* `notifications/message` to the client that made this call, if its
+ * logging/setLevel lets @level ("debug", "info", "warning", "error") through. */
+void gb_mcp_call_log             (GbMcpCall  *call,
+                                  const char *level,
+                                  const char *message);
+
+/**
+ * GbMcpToolsProvider:
+ * @list_tools: (transfer full): the tools to advertise now, as MCP Tool
+ *   objects `[{"name","description","inputSchema", …}]`
+ * @call_tool_async: run one tool; @cancellable is cancelled by
+ *   `notifications/cancelled` or when the client goes away
+ * @call_tool_finish: (transfer full): an MCP CallToolResult
+ *   `{"content":[…], "structuredContent"?, "isError"?}`; a %G_IO_ERROR_NOT_FOUND
+ *   error means "unknown tool" (answered -32602), any other error becomes
+ *   a result with `isError: true` and the error's message as text
+ */
+typedef struct {
+  JsonArray  *(*list_tools)       (gpointer provider);
+  void        (*call_tool_async)  (gpointer             provider,
+                                   const char          *name,
+                                   JsonObject          *arguments,
+                                   GbMcpCall           *call,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data);
+  JsonObject *(*call_tool_finish) (gpointer       provider,
+                                   GAsyncResult  *result,
+                                   GError       **error);
+} GbMcpToolsProvider;
+
+#define GB_TYPE_MCP_SERVER (gb_mcp_server_get_type ())
+G_DECLARE_FINAL_TYPE (GbMcpServer, gb_mcp_server, GB, MCP_SERVER, GObject)
+
+/* Signal `client-gone` (): for the stdio transport, the client closed stdin
+ * (after every request it sent was answered). */
+
+GbMcpServer *gb_mcp_server_new                  (const char               *server_name,
+                                                 const char               *server_version,
+                                                 const char               *instructions,
+                                                 const GbMcpToolsProvider *provider,
+                                                 gpointer                  provider_data);
+/* One client on a pair of streams (stdio): newline-delimited JSON-RPC. */
+void         gb_mcp_server_serve_stdio           (GbMcpServer *self,
+                                                  GIOStream   *stdio);
+/* Streamable HTTP on 127.0.0.1:@port (0 = any), one endpoint `/mcp`, several
+ * clients with their own `Mcp-Session-Id`; a foreign Origin gets 403. */
+gboolean     gb_mcp_server_listen_http           (GbMcpServer  *self,
+                                                  guint         port,
+                                                  GError      **error);
+guint        gb_mcp_server_get_http_port         (GbMcpServer *self);
+/* `notifications/tools/list_changed` to every client. */
+void         gb_mcp_server_notify_tools_changed  (GbMcpServer *self);
+/* `notifications/message` to every client whose level lets it through. */
+void         gb_mcp_server_log                   (GbMcpServer *self,
+                                                  const char  *level,
+                                                  const char  *logger,
+                                                  JsonNode    *data);
+/* Cancel running calls, answer what can be answered, close every client. */
+void         gb_mcp_server_close                 (GbMcpServer *self);
+
+G_END_DECLS

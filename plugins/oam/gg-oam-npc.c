@@ -1,0 +1,850 @@
+/* gg-oam-npc.c: an NPC's persona, options, memory and how its turns are
+ * prompted (oam spec section 6 and the reference's GAMES notes): the
+ * instructions, the per-turn prompt, the reply schema and the save state.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "gg-oam-errors.h"
+#include "gg-oam-npc.h"
+#include "gg-oam-options.h"
+#include "gg-oam-params.h"
+#include "gg-oam-tools.h"
+#include "gg-oam-transcript.h"
+#include "gg-oam-world.h"
+
+#define STATE_VERSION 1
+
+static const char * const emotions[] = {
+  "neutral", "happy", "sad", "angry", "afraid", "surprised", "suspicious", "amused",
+  "disgusted", "excited", "curious", "confused", "worried", "grateful", "annoyed", "proud", NULL
+};
+
+static const char * const default_fallback_lines[] = {
+  "Hm. Let's talk about something else.",
+  "I'd rather not say.",
+  "Another time, perhaps.",
+  NULL
+};
+
+G_DEFINE_FINAL_TYPE (GgOamNpc, gg_oam_npc, G_TYPE_OBJECT)
+
+static void
+gg_oam_npc_finalize (GObject *object)
+{
+  GgOamNpc *self = GG_OAM_NPC (object);
+
+  g_clear_pointer (&self->queue, gg_oam_queue_free);
+  g_free (self->id);
+  g_free (self->model_name);
+  g_clear_object (&self->model);
+  g_clear_pointer (&self->persona, json_object_unref);
+  g_clear_pointer (&self->options, json_object_unref);
+  g_clear_pointer (&self->given_options, json_object_unref);
+  g_clear_pointer (&self->tool_defs, json_array_unref);
+  g_clear_pointer (&self->tools, json_array_unref);
+  g_clear_object (&self->world);
+  g_free (self->world_id);
+  g_clear_pointer (&self->facts, g_ptr_array_unref);
+  g_free (self->summary);
+  g_clear_pointer (&self->history, json_array_unref);
+  g_free (self->created_at);
+  G_OBJECT_CLASS (gg_oam_npc_parent_class)->finalize (object);
+}
+
+static void
+gg_oam_npc_class_init (GgOamNpcClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = gg_oam_npc_finalize;
+}
+
+static void
+gg_oam_npc_init (GgOamNpc *self)
+{
+  self->queue = gg_oam_queue_new ();
+  self->facts = g_ptr_array_new_with_free_func (g_free);
+  self->history = json_array_new ();
+  self->tools = json_array_new ();
+  self->tool_defs = json_array_new ();
+  self->given_options = json_object_new ();
+}
+
+/* ---- persona ----------------------------------------------------------- */
+
+static const char * const persona_strings[] = {
+  "name", "role", "personality", "speakingStyle", "backstory", NULL
+};
+static const char * const persona_lists[] = { "goals", "knowledge", "secrets", NULL };
+static const char * const persona_fields[] = {
+  "name", "role", "personality", "speakingStyle", "backstory", "goals", "knowledge",
+  "secrets", "defaultEmotion", "maxSentences", NULL
+};
+
+static JsonArray *
+strv_to_array (char **strv)
+{
+  JsonArray *array = json_array_new ();
+
+  for (guint i = 0; strv != NULL && strv[i] != NULL; i++)
+    json_array_add_string_element (array, strv[i]);
+  return array;
+}
+
+/**
+ * gg_oam_npc_parse_persona:
+ * @given: the client's persona object
+ * @prefix: its name ("persona", "state.persona")
+ * @warnings: unknown fields are reported here
+ * @error: -32602 naming the field
+ *
+ * Returns: (transfer full): the persona with every field, or %NULL
+ */
+JsonObject *
+gg_oam_npc_parse_persona (JsonObject *given,
+                          const char *prefix,
+                          GPtrArray  *warnings,
+                          GError    **error)
+{
+  g_autoptr(JsonObject) persona = json_object_new ();
+  const char *value, *emotion;
+  gint64 sentences;
+
+  gg_oam_warn_unknown (given, prefix, persona_fields, warnings);
+  for (guint i = 0; persona_strings[i] != NULL; i++)
+    {
+      if (!gg_oam_param_string (given, prefix, persona_strings[i], i == 0, &value, error))
+        return NULL;
+      if (i == 0 && *value == '\0')
+        {
+          g_propagate_error (error, gg_oam_invalid_params ("'%s.name' must not be empty", prefix));
+          return NULL;
+        }
+      json_object_set_string_member (persona, persona_strings[i], value != NULL ? value : "");
+    }
+  for (guint i = 0; persona_lists[i] != NULL; i++)
+    {
+      g_auto(GStrv) list = NULL;
+
+      if (!gg_oam_param_strv (given, prefix, persona_lists[i], &list, error))
+        return NULL;
+      json_object_set_array_member (persona, persona_lists[i], strv_to_array (list));
+    }
+  if (!gg_oam_param_string (given, prefix, "defaultEmotion", FALSE, &emotion, error) ||
+      !gg_oam_param_int (given, prefix, "maxSentences", 1, 20, 2, &sentences, error))
+    return NULL;
+  if (emotion != NULL && !g_strv_contains (emotions, emotion))
+    {
+      g_propagate_error (error, gg_oam_invalid_params ("'%s.defaultEmotion': unknown emotion '%s'",
+                                                       prefix, emotion));
+      return NULL;
+    }
+  json_object_set_string_member (persona, "defaultEmotion", emotion != NULL ? emotion : "neutral");
+  json_object_set_int_member (persona, "maxSentences", sentences);
+  return g_steal_pointer (&persona);
+}
+
+/* ---- options ----------------------------------------------------------- */
+
+static const char * const option_names[] = {
+  "replyFormat", "groundingTool", "toolChoice", "maxToolRounds", "maxToolCalls",
+  "toolTimeoutSeconds", "worldReadable", "worldWritable", "worldContextPaths", "memoryTools",
+  "maxFacts", "maxRelationshipChange", "secretsUnlockAtRelationship", "emotions",
+  "playerOptionCount", "canEndConversation", "extraInstructions", "compactAfterTurns",
+  "keepRecentTurns", "fallbackOnGuardrail", "fallbackLines", "temperature",
+  "maximumResponseTokens", "barkMaximumTokens", NULL
+};
+
+static gboolean
+parse_list_option (JsonObject  *given,
+                   const char  *name,
+                   const char **defaults,
+                   JsonObject  *out,
+                   GError     **error)
+{
+  g_auto(GStrv) list = NULL;
+
+  if (!gg_oam_param_strv (given, "options", name, &list, error))
+    return FALSE;
+  json_object_set_array_member (out, name, strv_to_array (list != NULL ? list : (char **) defaults));
+  return TRUE;
+}
+
+/**
+ * gg_oam_npc_parse_options:
+ * @given: (nullable): the client's options
+ * @settings: the front end's defaults (tool timeout)
+ * @warnings: unknown options are reported here
+ * @error: -32602 naming the option
+ *
+ * Returns: (transfer full): every option with its value, or %NULL
+ */
+JsonObject *
+gg_oam_npc_parse_options (JsonObject          *given,
+                          const GgOamSettings *settings,
+                          GPtrArray           *warnings,
+                          GError             **error)
+{
+  g_autoptr(JsonObject) out = json_object_new ();
+  static const char *readable_default[] = { "", NULL };
+  static const char *empty[] = { NULL };
+  const char *format, *grounding, *extra;
+  gint64 value, timeout_ms;
+  gboolean flag;
+  double temperature;
+  JsonNode *node;
+
+  gg_oam_warn_unknown (given, "options", option_names, warnings);
+
+  if (!gg_oam_param_string (given, "options", "replyFormat", FALSE, &format, error))
+    return NULL;
+  if (format == NULL)
+    format = "automatic";
+  if (!g_str_equal (format, "automatic") && !g_str_equal (format, "structured") &&
+      !g_str_equal (format, "text"))
+    {
+      g_propagate_error (error, gg_oam_invalid_params ("'options.replyFormat' must be \"automatic\", "
+                                                       "\"structured\" or \"text\""));
+      return NULL;
+    }
+  json_object_set_string_member (out, "replyFormat", format);
+
+  if (!gg_oam_param_string (given, "options", "groundingTool", FALSE, &grounding, error))
+    return NULL;
+  if (grounding != NULL)
+    json_object_set_string_member (out, "groundingTool", grounding);
+  else
+    json_object_set_null_member (out, "groundingTool");
+
+  node = gg_oam_param (given, "toolChoice");
+  if (node != NULL)
+    {
+      GgToolChoiceKind kind;
+      g_autofree char *forced = NULL;
+
+      if (!gg_oam_parse_tool_choice (given, "options", "toolChoice", &kind, &forced, error))
+        return NULL;
+      json_object_set_member (out, "toolChoice", json_node_copy (node));
+    }
+  else
+    json_object_set_string_member (out, "toolChoice", "explicit");
+
+  if (!gg_oam_param_int (given, "options", "maxToolRounds", 0, G_MAXINT32, 2, &value, error))
+    return NULL;
+  json_object_set_int_member (out, "maxToolRounds", value);
+  if (!gg_oam_param_int (given, "options", "maxToolCalls", 0, G_MAXINT32, 6, &value, error))
+    return NULL;
+  json_object_set_int_member (out, "maxToolCalls", value);
+  if (!gg_oam_param_seconds (given, "options", "toolTimeoutSeconds", settings->tool_timeout_ms,
+                             &timeout_ms, error))
+    return NULL;
+  json_object_set_double_member (out, "toolTimeoutSeconds", (double) timeout_ms / 1000.0);
+
+  if (!parse_list_option (given, "worldReadable", readable_default, out, error) ||
+      !parse_list_option (given, "worldWritable", empty, out, error) ||
+      !parse_list_option (given, "worldContextPaths", empty, out, error))
+    return NULL;
+
+  /* memoryTools: a list, "all" or "none". */
+  node = gg_oam_param (given, "memoryTools");
+  {
+    JsonArray *memory = json_array_new ();
+
+    json_object_set_array_member (out, "memoryTools", memory);
+    if (node != NULL && json_node_get_value_type (node) == G_TYPE_STRING)
+      {
+        if (g_str_equal (json_node_get_string (node), "all"))
+          {
+            json_array_add_string_element (memory, "rememberFact");
+            json_array_add_string_element (memory, "changeRelationship");
+          }
+        else if (!g_str_equal (json_node_get_string (node), "none"))
+          {
+            g_propagate_error (error, gg_oam_invalid_params ("'options.memoryTools' must be a list, "
+                                                             "\"all\" or \"none\""));
+            return NULL;
+          }
+      }
+    else if (node != NULL)
+      {
+        g_auto(GStrv) list = NULL;
+
+        if (!gg_oam_param_strv (given, "options", "memoryTools", &list, error))
+          return NULL;
+        for (guint i = 0; list[i] != NULL; i++)
+          {
+            if (!g_str_equal (list[i], "rememberFact") && !g_str_equal (list[i], "changeRelationship"))
+              {
+                g_propagate_error (error, gg_oam_invalid_params ("'options.memoryTools[%u]': unknown memory "
+                                                                 "tool '%s'", i, list[i]));
+                return NULL;
+              }
+            json_array_add_string_element (memory, list[i]);
+          }
+      }
+  }
+
+  if (!gg_oam_param_int (given, "options", "maxFacts", 0, 1000, 12, &value, error))
+    return NULL;
+  json_object_set_int_member (out, "maxFacts", value);
+  if (!gg_oam_param_int (given, "options", "maxRelationshipChange", 0, 200, 10, &value, error))
+    return NULL;
+  json_object_set_int_member (out, "maxRelationshipChange", value);
+
+  /* An explicit null means "always include, with a rule to guard them". */
+  if (given != NULL && json_object_has_member (given, "secretsUnlockAtRelationship") &&
+      JSON_NODE_HOLDS_NULL (json_object_get_member (given, "secretsUnlockAtRelationship")))
+    json_object_set_null_member (out, "secretsUnlockAtRelationship");
+  else
+    {
+      if (!gg_oam_param_int (given, "options", "secretsUnlockAtRelationship", -100, 100, 50, &value, error))
+        return NULL;
+      json_object_set_int_member (out, "secretsUnlockAtRelationship", value);
+    }
+
+  if (!parse_list_option (given, "emotions", (const char **) emotions, out, error))
+    return NULL;
+  {
+    JsonArray *list = json_object_get_array_member (out, "emotions");
+
+    if (json_array_get_length (list) == 0)
+      {
+        g_propagate_error (error, gg_oam_invalid_params ("'options.emotions' must not be empty"));
+        return NULL;
+      }
+    for (guint i = 0; i < json_array_get_length (list); i++)
+      if (!g_strv_contains (emotions, json_array_get_string_element (list, i)))
+        {
+          g_propagate_error (error, gg_oam_invalid_params ("'options.emotions[%u]': unknown emotion '%s'",
+                                                           i, json_array_get_string_element (list, i)));
+          return NULL;
+        }
+  }
+
+  if (!gg_oam_param_int (given, "options", "playerOptionCount", 0, 4, 3, &value, error))
+    return NULL;
+  json_object_set_int_member (out, "playerOptionCount", value);
+  if (!gg_oam_param_bool (given, "options", "canEndConversation", TRUE, &flag, error))
+    return NULL;
+  json_object_set_boolean_member (out, "canEndConversation", flag);
+  if (!gg_oam_param_string (given, "options", "extraInstructions", FALSE, &extra, error))
+    return NULL;
+  if (extra != NULL)
+    json_object_set_string_member (out, "extraInstructions", extra);
+  else
+    json_object_set_null_member (out, "extraInstructions");
+  if (!gg_oam_param_int (given, "options", "compactAfterTurns", 0, G_MAXINT32, 8, &value, error))
+    return NULL;
+  json_object_set_int_member (out, "compactAfterTurns", value);
+  if (!gg_oam_param_int (given, "options", "keepRecentTurns", 0, G_MAXINT32, 2, &value, error))
+    return NULL;
+  json_object_set_int_member (out, "keepRecentTurns", value);
+  if (!gg_oam_param_bool (given, "options", "fallbackOnGuardrail", TRUE, &flag, error))
+    return NULL;
+  json_object_set_boolean_member (out, "fallbackOnGuardrail", flag);
+  if (!parse_list_option (given, "fallbackLines", (const char **) default_fallback_lines, out, error))
+    return NULL;
+  if (json_array_get_length (json_object_get_array_member (out, "fallbackLines")) == 0)
+    {
+      g_propagate_error (error, gg_oam_invalid_params ("'options.fallbackLines' must not be empty"));
+      return NULL;
+    }
+  if (!gg_oam_param_double (given, "options", "temperature", 0.0, INFINITY, -1.0, &temperature, error))
+    return NULL;
+  if (temperature >= 0.0)
+    json_object_set_double_member (out, "temperature", temperature);
+  else
+    json_object_set_null_member (out, "temperature");
+  if (!gg_oam_param_int (given, "options", "maximumResponseTokens", 1, G_MAXINT32, 0, &value, error))
+    return NULL;
+  if (value > 0)
+    json_object_set_int_member (out, "maximumResponseTokens", value);
+  else
+    json_object_set_null_member (out, "maximumResponseTokens");
+  if (!gg_oam_param_int (given, "options", "barkMaximumTokens", 1, G_MAXINT32, 48, &value, error))
+    return NULL;
+  json_object_set_int_member (out, "barkMaximumTokens", value);
+  return g_steal_pointer (&out);
+}
+
+const char *
+gg_oam_npc_option_string (GgOamNpc   *npc,
+                          const char *name)
+{
+  JsonNode *node = json_object_get_member (npc->options, name);
+
+  return node != NULL && json_node_get_value_type (node) == G_TYPE_STRING ? json_node_get_string (node) : NULL;
+}
+
+gint64
+gg_oam_npc_option_int (GgOamNpc   *npc,
+                       const char *name)
+{
+  JsonNode *node = json_object_get_member (npc->options, name);
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return 0;
+  if (json_node_get_value_type (node) == G_TYPE_DOUBLE)
+    return (gint64) json_node_get_double (node);
+  return json_node_get_int (node);
+}
+
+gboolean
+gg_oam_npc_option_bool (GgOamNpc   *npc,
+                        const char *name)
+{
+  return json_object_get_boolean_member_with_default (npc->options, name, FALSE);
+}
+
+/* ---- memory ------------------------------------------------------------ */
+
+/**
+ * gg_oam_npc_parse_memory:
+ * @memory: (nullable): `{"facts", "relationship", "summary"?}`
+ *
+ * Replaces the NPC's memory with @memory (validated first).
+ */
+gboolean
+gg_oam_npc_parse_memory (GgOamNpc   *npc,
+                         JsonObject *memory,
+                         const char *prefix,
+                         GError    **error)
+{
+  g_auto(GStrv) facts = NULL;
+  const char *summary;
+  gint64 relationship;
+  gint64 max_facts = gg_oam_npc_option_int (npc, "maxFacts");
+  guint n, first;
+  if (!gg_oam_param_strv (memory, prefix, "facts", &facts, error) ||
+      !gg_oam_param_int (memory, prefix, "relationship", -100, 100, 0, &relationship, error) ||
+      !gg_oam_param_string (memory, prefix, "summary", FALSE, &summary, error))
+    return FALSE;
+  g_ptr_array_set_size (npc->facts, 0);
+  n = facts != NULL ? g_strv_length (facts) : 0;
+  first = max_facts > 0 && n > (guint) max_facts ? n - (guint) max_facts : 0;
+  for (guint i = first; i < n && (gint64) npc->facts->len < max_facts; i++)
+    g_ptr_array_add (npc->facts, g_strdup (facts[i]));
+  npc->relationship = relationship;
+  g_free (npc->summary);
+  npc->summary = g_strdup (summary);
+  return TRUE;
+}
+
+/**
+ * gg_oam_npc_memory_json:
+ *
+ * Returns: (transfer full): `{"facts", "relationship", "summary"?}`
+ */
+JsonNode *
+gg_oam_npc_memory_json (GgOamNpc *npc)
+{
+  JsonObject *memory = json_object_new ();
+  JsonArray *facts = json_array_new ();
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  for (guint i = 0; i < npc->facts->len; i++)
+    json_array_add_string_element (facts, g_ptr_array_index (npc->facts, i));
+  json_object_set_array_member (memory, "facts", facts);
+  json_object_set_int_member (memory, "relationship", npc->relationship);
+  if (npc->summary != NULL)
+    json_object_set_string_member (memory, "summary", npc->summary);
+  json_node_take_object (node, memory);
+  return node;
+}
+
+/* ---- tools ------------------------------------------------------------- */
+
+static JsonObject *
+local_tool (const char *name,
+            const char *description,
+            const char *parameters_json)
+{
+  JsonObject *tool = json_object_new ();
+  JsonNode *parameters = gg_json_parse (parameters_json, -1, GG_JSON_DEFAULT_MAX_DEPTH, NULL);
+
+  json_object_set_string_member (tool, "name", name);
+  json_object_set_string_member (tool, "description", description);
+  json_object_set_member (tool, "parameters", parameters);
+  return tool;
+}
+
+static gboolean
+has_memory_tool (GgOamNpc   *npc,
+                 const char *name)
+{
+  JsonArray *memory = json_object_get_array_member (npc->options, "memoryTools");
+
+  for (guint i = 0; i < json_array_get_length (memory); i++)
+    if (g_str_equal (json_array_get_string_element (memory, i), name))
+      return TRUE;
+  return FALSE;
+}
+
+/**
+ * gg_oam_npc_local_tools:
+ *
+ * Returns: (transfer full): the built-in world and memory tools the NPC has
+ */
+JsonArray *
+gg_oam_npc_local_tools (GgOamNpc *npc)
+{
+  JsonArray *tools = json_array_new ();
+
+  if (npc->world != NULL && json_array_get_length (json_object_get_array_member (npc->options, "worldReadable")) > 0)
+    json_array_add_object_element (tools, local_tool (GG_OAM_READ_WORLD_TOOL,
+      "Read the game's world state at a dot path (\"player.gold\"; \"\" for everything). Use it to check facts.",
+      "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\",\"description\":\"A dot path\"}},\"required\":[\"path\"]}"));
+  if (npc->world != NULL && json_array_get_length (json_object_get_array_member (npc->options, "worldWritable")) > 0)
+    json_array_add_object_element (tools, local_tool (GG_OAM_UPDATE_WORLD_TOOL,
+      "Change the game's world state at a dot path. The value keeps the type already stored.",
+      "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\",\"description\":\"A dot path\"},\"value\":{\"type\":\"string\",\"description\":\"The new value\"}},\"required\":[\"path\",\"value\"]}"));
+  if (has_memory_tool (npc, "rememberFact"))
+    json_array_add_object_element (tools, local_tool (GG_OAM_REMEMBER_FACT_TOOL,
+      "Remember a short fact about the player or the world for later conversations.",
+      "{\"type\":\"object\",\"properties\":{\"fact\":{\"type\":\"string\"}},\"required\":[\"fact\"]}"));
+  if (has_memory_tool (npc, "changeRelationship"))
+    json_array_add_object_element (tools, local_tool (GG_OAM_CHANGE_RELATIONSHIP_TOOL,
+      "Change how much you like the player, by a small amount (negative: less).",
+      "{\"type\":\"object\",\"properties\":{\"delta\":{\"type\":\"integer\"},\"reason\":{\"type\":\"string\"}},\"required\":[\"delta\"]}"));
+  return tools;
+}
+
+/**
+ * gg_oam_npc_all_tools:
+ *
+ * Returns: (transfer full): client tools, then the built-in ones
+ */
+JsonArray *
+gg_oam_npc_all_tools (GgOamNpc *npc)
+{
+  g_autoptr(JsonArray) local = gg_oam_npc_local_tools (npc);
+  JsonArray *all = json_array_new ();
+
+  for (guint i = 0; i < json_array_get_length (npc->tools); i++)
+    json_array_add_element (all, json_node_copy (json_array_get_element (npc->tools, i)));
+  for (guint i = 0; i < json_array_get_length (local); i++)
+    json_array_add_element (all, json_node_copy (json_array_get_element (local, i)));
+  return all;
+}
+
+/**
+ * gg_oam_npc_check_tools:
+ *
+ * Client tools must not shadow built-in ones, and `groundingTool` (or a
+ * `{"tool"}` toolChoice) must name a tool the NPC has.
+ */
+gboolean
+gg_oam_npc_check_tools (GgOamNpc  *npc,
+                        GError   **error)
+{
+  g_autoptr(JsonArray) local = gg_oam_npc_local_tools (npc);
+  g_autoptr(JsonArray) all = gg_oam_npc_all_tools (npc);
+  const char *grounding = gg_oam_npc_option_string (npc, "groundingTool");
+  JsonNode *choice = json_object_get_member (npc->options, "toolChoice");
+
+  for (guint i = 0; i < json_array_get_length (local); i++)
+    {
+      const char *name = json_object_get_string_member (json_array_get_object_element (local, i), "name");
+
+      if (gg_oam_tools_has (npc->tools, name))
+        {
+          g_propagate_error (error, gg_oam_invalid_params ("'tools': duplicate tool name '%s' (a built-in tool)",
+                                                           name));
+          return FALSE;
+        }
+    }
+  if (grounding != NULL && !gg_oam_tools_has (all, grounding))
+    {
+      g_propagate_error (error, gg_oam_invalid_params ("'options.groundingTool': the NPC has no tool '%s'",
+                                                       grounding));
+      return FALSE;
+    }
+  if (choice != NULL && JSON_NODE_HOLDS_OBJECT (choice))
+    {
+      const char *tool = json_object_get_string_member (json_node_get_object (choice), "tool");
+
+      if (!gg_oam_tools_has (all, tool))
+        {
+          g_propagate_error (error, gg_oam_invalid_params ("'options.toolChoice': the NPC has no tool '%s'",
+                                                           tool));
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* ---- prompting --------------------------------------------------------- */
+
+static void
+append_list (GString    *text,
+             const char *label,
+             JsonArray  *list)
+{
+  if (list == NULL || json_array_get_length (list) == 0)
+    return;
+  g_string_append_printf (text, "\n%s: ", label);
+  for (guint i = 0; i < json_array_get_length (list); i++)
+    g_string_append_printf (text, "%s%s", i > 0 ? "; " : "", json_array_get_string_element (list, i));
+  g_string_append_c (text, '.');
+}
+
+static void
+append_field (GString    *text,
+              const char *label,
+              const char *value)
+{
+  if (value != NULL && *value != '\0')
+    g_string_append_printf (text, "\n%s: %s", label, value);
+}
+
+/**
+ * gg_oam_npc_instructions:
+ * @text_format: whether the reply is plain text (`[emotion] line`)
+ *
+ * Returns: (transfer full): the instructions of a turn: persona, rules,
+ *   unlocked secrets and the memory note
+ */
+char *
+gg_oam_npc_instructions (GgOamNpc *npc,
+                         gboolean  text_format)
+{
+  GString *text = g_string_new (NULL);
+  JsonObject *p = npc->persona;
+  const char *name = json_object_get_string_member (p, "name");
+  const char *role = json_object_get_string_member (p, "role");
+  JsonArray *secrets = json_object_get_array_member (p, "secrets");
+  JsonNode *unlock = json_object_get_member (npc->options, "secretsUnlockAtRelationship");
+  const char *extra = gg_oam_npc_option_string (npc, "extraInstructions");
+  gboolean secrets_in = FALSE, guard_secrets = FALSE;
+
+  if (*role != '\0')
+    g_string_append_printf (text, "You play %s, %s, a character in a video game.", name, role);
+  else
+    g_string_append_printf (text, "You play %s, a character in a video game.", name);
+  append_field (text, "Personality", json_object_get_string_member (p, "personality"));
+  append_field (text, "Speaking style", json_object_get_string_member (p, "speakingStyle"));
+  append_field (text, "Backstory", json_object_get_string_member (p, "backstory"));
+  append_list (text, "Goals", json_object_get_array_member (p, "goals"));
+  append_list (text, "You know", json_object_get_array_member (p, "knowledge"));
+  if (json_array_get_length (secrets) > 0)
+    {
+      if (JSON_NODE_HOLDS_NULL (unlock))
+        secrets_in = guard_secrets = TRUE;
+      else if (npc->relationship >= json_node_get_int (unlock))
+        secrets_in = TRUE;
+    }
+  if (secrets_in)
+    append_list (text, "Secrets", secrets);
+
+  g_string_append_printf (text, "\nRules:\n- Speak only as %s, in the first person.", name);
+  g_string_append (text, "\n- Never say you are an AI or a language model.");
+  g_string_append_printf (text, "\n- Answer in at most %" G_GINT64_FORMAT " sentences.",
+                          json_object_get_int_member (p, "maxSentences"));
+  g_string_append (text, "\n- Use your tools to check facts instead of inventing them.");
+  if (guard_secrets)
+    g_string_append (text, "\n- Keep your secrets unless the player has truly earned your trust.");
+  if (has_memory_tool (npc, "rememberFact"))
+    g_string_append (text, "\n- Call remember_fact when you learn something worth remembering.");
+  if (has_memory_tool (npc, "changeRelationship"))
+    g_string_append (text, "\n- Call change_relationship when the player treats you well or badly.");
+  if (text_format)
+    {
+      JsonArray *allowed = json_object_get_array_member (npc->options, "emotions");
+
+      g_string_append (text, "\n- Start your reply with your emotion in brackets, one of: ");
+      for (guint i = 0; i < json_array_get_length (allowed); i++)
+        g_string_append_printf (text, "%s[%s]", i > 0 ? ", " : "", json_array_get_string_element (allowed, i));
+      g_string_append (text, ". Example: [neutral] Good day.");
+    }
+  if (extra != NULL)
+    g_string_append_printf (text, "\n%s", extra);
+
+  /* The memory note, every turn. */
+  g_string_append_printf (text, "\n\nYour memory:\nRelationship with the player: %" G_GINT64_FORMAT
+                          " (-100 hostile .. 100 devoted).", npc->relationship);
+  for (guint i = 0; i < npc->facts->len; i++)
+    g_string_append_printf (text, "\n- %s", (const char *) g_ptr_array_index (npc->facts, i));
+  if (npc->summary != NULL)
+    g_string_append_printf (text, "\nEarlier: %s", npc->summary);
+  return g_string_free (text, FALSE);
+}
+
+/**
+ * gg_oam_npc_prompt:
+ * @line: what the player says ("" = nothing)
+ * @context: (nullable): the situation, this turn only
+ *
+ * Returns: (transfer full): `Game state:` lines, a `Situation:` line and the
+ *   `Player:` line
+ */
+char *
+gg_oam_npc_prompt (GgOamNpc   *npc,
+                   const char *line,
+                   const char *context)
+{
+  GString *text = g_string_new (NULL);
+  JsonArray *paths = json_object_get_array_member (npc->options, "worldContextPaths");
+
+  if (npc->world != NULL && json_array_get_length (paths) > 0)
+    {
+      g_string_append (text, "Game state:");
+      for (guint i = 0; i < json_array_get_length (paths); i++)
+        {
+          const char *path = json_array_get_string_element (paths, i);
+          gboolean exists = FALSE;
+          g_autoptr(JsonNode) value = gg_oam_world_get (npc->world, path, &exists, NULL);
+          g_autofree char *shown = value != NULL ? gg_json_to_string (value) : g_strdup ("(unknown)");
+
+          g_string_append_printf (text, "\n%s: %s", path, shown);
+        }
+      g_string_append (text, "\n");
+    }
+  if (context != NULL && *context != '\0')
+    g_string_append_printf (text, "Situation: %s\n", context);
+  if (line != NULL && *line != '\0')
+    g_string_append_printf (text, "Player: %s", line);
+  else
+    g_string_append (text, "Player: (The player says nothing.)");
+  return g_string_free (text, FALSE);
+}
+
+/**
+ * gg_oam_npc_reply_schema:
+ *
+ * Returns: (transfer full): emotion, line, player_options,
+ *   ends_conversation, in that order, so the tone is chosen first
+ */
+JsonNode *
+gg_oam_npc_reply_schema (GgOamNpc *npc)
+{
+  JsonObject *schema = json_object_new ();
+  JsonObject *properties = json_object_new ();
+  JsonArray *required = json_array_new ();
+  JsonObject *emotion = json_object_new ();
+  JsonObject *line = json_object_new ();
+  gint64 options = gg_oam_npc_option_int (npc, "playerOptionCount");
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  json_object_set_string_member (emotion, "type", "string");
+  json_object_set_array_member (emotion, "enum",
+                                json_array_ref (json_object_get_array_member (npc->options, "emotions")));
+  json_object_set_object_member (properties, "emotion", emotion);
+  json_array_add_string_element (required, "emotion");
+  json_object_set_string_member (line, "type", "string");
+  json_object_set_string_member (line, "description", "What you say, in character");
+  json_object_set_object_member (properties, "line", line);
+  json_array_add_string_element (required, "line");
+  if (options > 0)
+    {
+      JsonObject *list = json_object_new ();
+      JsonObject *items = json_object_new ();
+
+      json_object_set_string_member (items, "type", "string");
+      json_object_set_string_member (list, "type", "array");
+      json_object_set_string_member (list, "description", "Short replies the player could say next");
+      json_object_set_object_member (list, "items", items);
+      json_object_set_int_member (list, "minItems", options);
+      json_object_set_int_member (list, "maxItems", options);
+      json_object_set_object_member (properties, "player_options", list);
+      json_array_add_string_element (required, "player_options");
+    }
+  if (gg_oam_npc_option_bool (npc, "canEndConversation"))
+    {
+      JsonObject *ends = json_object_new ();
+
+      json_object_set_string_member (ends, "type", "boolean");
+      json_object_set_object_member (properties, "ends_conversation", ends);
+      json_array_add_string_element (required, "ends_conversation");
+    }
+  json_object_set_string_member (schema, "type", "object");
+  json_object_set_string_member (schema, "title", "Reply");
+  json_object_set_object_member (schema, "properties", properties);
+  json_object_set_array_member (schema, "required", required);
+  json_object_set_boolean_member (schema, "additionalProperties", FALSE);
+  json_node_take_object (node, schema);
+  return node;
+}
+
+/**
+ * gg_oam_npc_parse_text_reply:
+ * @text: a plain-text reply, `[emotion] line`
+ * @emotion: (out) (transfer full): the emotion (the default when missing
+ *   or not allowed)
+ * @line: (out) (transfer full): the line
+ *
+ * Returns: whether a complete tag was found
+ */
+gboolean
+gg_oam_npc_parse_text_reply (GgOamNpc   *npc,
+                             const char *text,
+                             char      **emotion,
+                             char      **line)
+{
+  JsonArray *allowed = json_object_get_array_member (npc->options, "emotions");
+  const char *p = text;
+  const char *close;
+  gboolean found = FALSE;
+
+  while (g_ascii_isspace (*p))
+    p++;
+  *emotion = NULL;
+  if (*p == '[' && (close = strchr (p, ']')) != NULL)
+    {
+      g_autofree char *tag = g_ascii_strdown (p + 1, close - p - 1);
+
+      g_strstrip (tag);
+      for (guint i = 0; i < json_array_get_length (allowed); i++)
+        if (g_str_equal (json_array_get_string_element (allowed, i), tag))
+          *emotion = g_strdup (tag);
+      p = close + 1;
+      while (g_ascii_isspace (*p))
+        p++;
+      found = TRUE;
+    }
+  if (*emotion == NULL)
+    *emotion = g_strdup (json_object_get_string_member (npc->persona, "defaultEmotion"));
+  *line = g_strdup (p);
+  return found;
+}
+
+/**
+ * gg_oam_npc_next_fallback:
+ *
+ * Returns: (transfer none): the next fallback line, rotating
+ */
+const char *
+gg_oam_npc_next_fallback (GgOamNpc *npc)
+{
+  JsonArray *lines = json_object_get_array_member (npc->options, "fallbackLines");
+  const char *line = json_array_get_string_element (lines, npc->fallback_index % json_array_get_length (lines));
+
+  npc->fallback_index++;
+  return line;
+}
+
+/**
+ * gg_oam_npc_state:
+ *
+ * Returns: (transfer full): the save state of npc/state
+ */
+JsonNode *
+gg_oam_npc_state (GgOamNpc *npc)
+{
+  JsonObject *state = json_object_new ();
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  json_object_set_int_member (state, "version", STATE_VERSION);
+  json_object_set_object_member (state, "persona", json_object_ref (npc->persona));
+  json_object_set_member (state, "memory", gg_oam_npc_memory_json (npc));
+  json_object_set_member (state, "transcript", gg_oam_transcript_build (NULL, NULL, npc->history));
+  json_object_set_string_member (state, "npc", npc->id);
+  json_object_set_object_member (state, "options", json_object_ref (npc->options));
+  json_object_set_array_member (state, "tools", json_array_ref (npc->tool_defs));
+  if (npc->world_id != NULL)
+    json_object_set_string_member (state, "world", npc->world_id);
+  json_node_take_object (node, state);
+  return node;
+}

@@ -1,0 +1,338 @@
+/* test-oam-session.c: the session methods and the guarantees of oam spec
+ * section 2, including the complete exchange of section 3, over real pipes
+ * with the scripted model.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "oam-test.h"
+
+#define CANCELLED(id) "{\"jsonrpc\":\"2.0\",\"id\":" id ",\"error\":{\"code\":-32009,\"message\":\"The request was cancelled\",\"data\":{\"code\":\"cancelled\"}}}"
+#define STEP(i, r, mode, tools) "{\"index\":" #i ",\"completedToolRounds\":" #r ",\"toolCallingMode\":\"" mode "\",\"enabledTools\":[" tools "],\"trimmedEntries\":0}"
+
+/* Section 3, message for message (ids and measured numbers are the
+ * scripted model's). */
+static void
+test_section3_exchange (void)
+{
+  g_autoptr(OamClient) client = oam_client_new (NULL, NULL);
+  g_autofree char *init = NULL;
+
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"client\":{\"name\":\"MyGame\",\"version\":\"1.2\"},\"protocolVersion\":\"1.0\"}}");
+  init = oam_recv (client);
+  g_assert_true (g_str_has_prefix (init, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"1.0\",\"server\":{"));
+
+  /* Pipelined: create and respond back to back. */
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/create\",\"params\":{\"session\":\"guard\",\"instructions\":\"You are a castle guard in a game. Use tools to act. Reply in one sentence.\",\"tools\":[{\"name\":\"open_gate\",\"description\":\"Ask the game engine to open a named gate. Returns whether it opened.\",\"parameters\":{\"type\":\"object\",\"properties\":{\"gate\":{\"type\":\"string\"}},\"required\":[\"gate\"]}}],\"options\":{\"toolChoice\":\"required\"},"
+            OAM_SCRIPT ("[{\"toolCalls\":[{\"name\":\"open_gate\",\"arguments\":{\"gate\":\"north\"},\"id\":\"call_NYH7\"}]},{\"text\":\"The north gate remains shut because the portcullis chain is jammed.\",\"chunks\":3}]") "}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/respond\",\"params\":{\"session\":\"guard\",\"prompt\":\"Please open the north gate.\",\"stream\":true}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"guard\",\"warnings\":[]}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":3,\"event\":{\"type\":\"modelStep\",\"step\":" STEP (0, 0, "required", "\"open_gate\"") "}}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":3,\"event\":{\"type\":\"toolCallStarted\",\"call\":{\"id\":\"call_NYH7\",\"name\":\"open_gate\",\"arguments\":{\"gate\":\"north\"}},\"execution\":\"client\"}}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"method\":\"tool/call\",\"params\":{\"session\":\"guard\",\"requestId\":3,\"call\":{\"id\":\"call_NYH7\",\"name\":\"open_gate\",\"arguments\":{\"gate\":\"north\"}}}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"result\":{\"output\":{\"opened\":false,\"reason\":\"the portcullis chain is jammed\"}}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":3,\"event\":{\"type\":\"toolCallCompleted\",\"record\":{\"call\":{\"id\":\"call_NYH7\",\"name\":\"open_gate\",\"arguments\":{\"gate\":\"north\"}},\"output\":{\"opened\":false,\"reason\":\"the portcullis chain is jammed\"},\"isError\":false,\"durationSeconds\":0}}}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":3,\"event\":{\"type\":\"modelStep\",\"step\":" STEP (1, 1, "allowed", "\"open_gate\"") "}}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":3,\"event\":{\"type\":\"text\",\"delta\":\"The north gate \",\"text\":\"The north gate \",\"isReset\":false}}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":3,\"event\":{\"type\":\"text\",\"delta\":\"remains shut because the \",\"text\":\"The north gate remains shut because the \",\"isReset\":false}}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":3,\"event\":{\"type\":\"text\",\"delta\":\"portcullis chain is jammed.\",\"text\":\"The north gate remains shut because the portcullis chain is jammed.\",\"isReset\":false}}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"session\":\"guard\",\"text\":\"The north gate remains shut because the portcullis chain is jammed.\",\"toolCalls\":[{\"call\":{\"id\":\"call_NYH7\",\"name\":\"open_gate\",\"arguments\":{\"gate\":\"north\"}},\"output\":{\"opened\":false,\"reason\":\"the portcullis chain is jammed\"},\"isError\":false,\"durationSeconds\":0}],\"usage\":{\"inputTokens\":83,\"cachedInputTokens\":0,\"outputTokens\":34,\"totalTokens\":117},\"steps\":[" STEP (0, 0, "required", "\"open_gate\"") "," STEP (1, 1, "allowed", "\"open_gate\"") "]}}");
+  g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
+}
+
+static void
+test_pipelined_script (void)
+{
+  const char *lines[] = {
+    "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"instructions\":\"Be brief.\"," OAM_SCRIPT ("[{\"text\":\"Hello there friend\",\"chunks\":3},{\"json\":{\"reasoning\":\"no\",\"choice\":\"refuse\"}},{\"text\":\"third\"},{\"text\":\"A short summary.\"}]") "}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"s1\",\"prompt\":\"Hi\",\"stream\":true}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/respond\",\"params\":{\"session\":\"s1\",\"prompt\":\"Decide\",\"schema\":{\"type\":\"object\",\"properties\":{\"reasoning\":{\"type\":\"string\"},\"choice\":{\"type\":\"string\",\"enum\":[\"accept\",\"refuse\"]}},\"required\":[\"reasoning\",\"choice\"]}}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"session/setInstructions\",\"params\":{\"session\":\"s1\",\"instructions\":null}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"session/setContextNote\",\"params\":{\"session\":\"s1\",\"note\":\"The gate is north.\"}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"session/setTools\",\"params\":{\"session\":\"s1\",\"tools\":[{\"name\":\"look\"}]}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session/respond\",\"params\":{\"session\":\"s1\",\"prompt\":\"More\"}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"session/compact\",\"params\":{\"session\":\"s1\",\"keepRecentTurns\":1}}",
+    /* Immediate: the running turn's state so far, before the queued
+     * operations ran. */
+    "> {\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"session/transcript\",\"params\":{\"session\":\"s1\"}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"s1\",\"warnings\":[]}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":10,\"result\":{\"session\":\"s1\",\"transcript\":{\"type\":\"FoundationModels.Transcript\",\"version\":\"1.1\",\"transcript\":{\"entries\":[{\"id\":\"instructions\",\"role\":\"instructions\",\"segments\":[{\"type\":\"text\",\"id\":\"instructions-0\",\"text\":\"Be brief.\"}],\"toolDefinitions\":[]},{\"id\":\"e0\",\"role\":\"user\",\"segments\":[{\"type\":\"text\",\"id\":\"e0-0\",\"text\":\"Hi\"}]}]}}}}",
+    "< {\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"s1\",\"requestId\":2,\"event\":{\"type\":\"modelStep\",\"step\":" STEP (0, 0, "allowed", "") "}}}",
+    "< {\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"s1\",\"requestId\":2,\"event\":{\"type\":\"text\",\"delta\":\"Hello \",\"text\":\"Hello \",\"isReset\":false}}}",
+    "< {\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"s1\",\"requestId\":2,\"event\":{\"type\":\"text\",\"delta\":\"there \",\"text\":\"Hello there \",\"isReset\":false}}}",
+    "< {\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"s1\",\"requestId\":2,\"event\":{\"type\":\"text\",\"delta\":\"friend\",\"text\":\"Hello there friend\",\"isReset\":false}}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"s1\",\"text\":\"Hello there friend\",\"toolCalls\":[],\"usage\":{\"inputTokens\":3,\"cachedInputTokens\":0,\"outputTokens\":5,\"totalTokens\":8},\"steps\":[" STEP (0, 0, "allowed", "") "]}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"session\":\"s1\",\"text\":\"{\\\"reasoning\\\":\\\"no\\\",\\\"choice\\\":\\\"refuse\\\"}\",\"structured\":{\"reasoning\":\"no\",\"choice\":\"refuse\"},\"toolCalls\":[],\"usage\":{\"inputTokens\":9,\"cachedInputTokens\":0,\"outputTokens\":9,\"totalTokens\":18},\"steps\":[" STEP (0, 0, "allowed", "") "]}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":6,\"result\":{\"session\":\"s1\"}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"session\":\"s1\"}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{\"session\":\"s1\",\"warnings\":[\"look: no description; the model decides from it\"]}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"session\":\"s1\",\"text\":\"third\",\"toolCalls\":[],\"usage\":{\"inputTokens\":21,\"cachedInputTokens\":0,\"outputTokens\":2,\"totalTokens\":23},\"steps\":[" STEP (0, 0, "allowed", "\"look\"") "]}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{\"session\":\"s1\",\"summary\":\"A short summary.\"}}",
+    NULL
+  };
+  oam_run_exchange (NULL, NULL, lines);
+}
+
+static void
+test_cancel (void)
+{
+  g_autoptr(OamClient) client = oam_client_new (NULL, NULL);
+
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"a\"," OAM_SCRIPT ("[{\"text\":\"never\",\"delayMs\":60000},{\"text\":\"after\"}]") "}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"a\",\"warnings\":[]}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"one\"}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/setContextNote\",\"params\":{\"session\":\"a\",\"note\":\"x\"}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session/list\"}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"sessions\":[{\"session\":\"a\",\"model\":\"scripted\",\"tools\":[],\"busy\":true,\"pendingOperations\":1,\"entries\":1,\"createdAt\":\"T\"}]}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"session/cancel\",\"params\":{\"session\":\"a\"}}");
+  /* Queued work is answered at once, the running turn when it stops. */
+  oam_expect (client, CANCELLED ("3"));
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"session\":\"a\",\"cancelled\":2}}");
+  oam_expect (client, CANCELLED ("2"));
+  /* No trace in the history. */
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"session/transcript\",\"params\":{\"session\":\"a\"}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"session\":\"a\",\"transcript\":{\"type\":\"FoundationModels.Transcript\",\"version\":\"1.1\",\"transcript\":{\"entries\":[]}}}}");
+  /* Cancelling an idle session, also as a notification. */
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"method\":\"session/cancel\",\"params\":{\"session\":\"a\"}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"session/cancel\",\"params\":{\"session\":\"a\"}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{\"session\":\"a\",\"cancelled\":0}}");
+  g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
+}
+
+/* A cancel that races the end of a turn: the turn either completes (and
+ * is not counted) or is cancelled (and leaves no trace); never both. */
+static void
+test_cancel_race (void)
+{
+  for (guint round = 0; round < 10; round++)
+    {
+      g_autoptr(OamClient) client = oam_client_new (NULL, NULL);
+      g_autofree char *first = NULL;
+      g_autofree char *second = NULL;
+      g_autofree char *cancel_delay = g_strdup_printf ("%u", round * 3);
+      const char *turn_line, *cancel_line;
+      g_autofree char *transcript = NULL;
+      g_autofree char *create = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"a\",\"model\":{\"type\":\"scripted\",\"steps\":[{\"text\":\"done\",\"delayMs\":%s}]}}}", cancel_delay);
+
+      oam_send (client, create);
+      oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"a\",\"warnings\":[]}}");
+      oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"go\"}}");
+      g_usleep (round * 3000);
+      oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/cancel\",\"params\":{\"session\":\"a\"}}");
+      first = oam_recv (client);
+      second = oam_recv (client);
+      turn_line = g_str_has_prefix (first, "{\"jsonrpc\":\"2.0\",\"id\":2,") ? first : second;
+      cancel_line = turn_line == first ? second : first;
+      oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session/list\"}");
+      transcript = oam_recv (client);
+      if (g_str_has_prefix (turn_line, CANCELLED ("2")))
+        {
+          g_assert_cmpstr (cancel_line, ==, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"session\":\"a\",\"cancelled\":1}}");
+          g_assert_nonnull (strstr (transcript, "\"entries\":0"));
+        }
+      else
+        {
+          g_assert_true (g_str_has_prefix (turn_line, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"a\",\"text\":\"done\""));
+          g_assert_cmpstr (cancel_line, ==, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"session\":\"a\",\"cancelled\":0}}");
+          g_assert_nonnull (strstr (transcript, "\"entries\":2"));
+        }
+      g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
+    }
+}
+
+static void
+test_concurrent_sessions (void)
+{
+  /* The slow session does not hold up the fast one (section 2.2). */
+  const char *lines[] = {
+    "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"slow\"," OAM_SCRIPT ("[{\"text\":\"slow\",\"delayMs\":400}]") "}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/create\",\"params\":{\"session\":\"fast\"," OAM_SCRIPT ("[{\"text\":\"fast\"}]") "}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/respond\",\"params\":{\"session\":\"slow\",\"prompt\":\"a\"}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session/respond\",\"params\":{\"session\":\"fast\",\"prompt\":\"b\"}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"slow\",\"warnings\":[]}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"fast\",\"warnings\":[]}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"session\":\"fast\",\"text\":\"fast\",\"toolCalls\":[],\"usage\":{\"inputTokens\":1,\"cachedInputTokens\":0,\"outputTokens\":1,\"totalTokens\":2},\"steps\":[" STEP (0, 0, "allowed", "") "]}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"session\":\"slow\",\"text\":\"slow\",\"toolCalls\":[],\"usage\":{\"inputTokens\":1,\"cachedInputTokens\":0,\"outputTokens\":1,\"totalTokens\":2},\"steps\":[" STEP (0, 0, "allowed", "") "]}}",
+    NULL
+  };
+  oam_run_exchange (NULL, NULL, lines);
+}
+
+static void
+test_history (void)
+{
+  g_autoptr(OamClient) client = oam_client_new (NULL, NULL);
+  g_autofree char *transcript = NULL;
+  g_autofree char *create = NULL;
+  g_autofree char *saved = NULL;
+  const char *start, *end;
+
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"a\",\"instructions\":\"Guard.\",\"tools\":[{\"name\":\"look\",\"description\":\"Look.\"}]," OAM_SCRIPT ("[{\"toolCalls\":[{\"name\":\"look\",\"arguments\":{},\"id\":\"c1\"}]},{\"text\":\"I see.\"}]") "}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"a\",\"warnings\":[]}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"Look around\"}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"method\":\"tool/call\",\"params\":{\"session\":\"a\",\"requestId\":2,\"call\":{\"id\":\"c1\",\"name\":\"look\",\"arguments\":{}}}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"result\":{\"output\":\"A door.\"}}");
+  oam_expect_prefix (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"a\",\"text\":\"I see.\",");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/transcript\",\"params\":{\"session\":\"a\"}}");
+  transcript = oam_recv (client);
+  g_assert_cmpstr (transcript, ==, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"session\":\"a\",\"transcript\":{\"type\":\"FoundationModels.Transcript\",\"version\":\"1.1\",\"transcript\":{\"entries\":["
+                   "{\"id\":\"instructions\",\"role\":\"instructions\",\"segments\":[{\"type\":\"text\",\"id\":\"instructions-0\",\"text\":\"Guard.\"}],\"toolDefinitions\":[{\"name\":\"look\",\"description\":\"Look.\",\"parameters\":{\"type\":\"object\",\"properties\":{}}}]},"
+                   "{\"id\":\"e0\",\"role\":\"user\",\"segments\":[{\"type\":\"text\",\"id\":\"e0-0\",\"text\":\"Look around\"}]},"
+                   "{\"id\":\"e1\",\"role\":\"toolCalls\",\"toolCalls\":[{\"id\":\"c1\",\"toolName\":\"look\",\"arguments\":{}}]},"
+                   "{\"id\":\"e2\",\"role\":\"toolOutput\",\"toolCallID\":\"c1\",\"toolName\":\"look\",\"segments\":[{\"type\":\"text\",\"id\":\"e2-0\",\"text\":\"A door.\"}]},"
+                   "{\"id\":\"e3\",\"role\":\"response\",\"segments\":[{\"type\":\"text\",\"id\":\"e3-0\",\"text\":\"I see.\"}]}]}}}}");
+
+  /* Resume from the whole result: instructions and tools come back. */
+  start = strstr (transcript, "\"result\":") + strlen ("\"result\":");
+  end = transcript + strlen (transcript) - 1;
+  saved = g_strndup (start, end - start);
+  create = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session/create\",\"params\":{\"session\":\"b\",\"history\":%s," OAM_SCRIPT ("[]") "}}", saved);
+  oam_send (client, create);
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"session\":\"b\",\"warnings\":[]}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"session/transcript\",\"params\":{\"session\":\"b\"}}");
+  {
+    g_autofree char *again = oam_recv (client);
+    g_autofree char *expected = g_strdup (transcript);
+
+    /* Same transcript, other session and id. */
+    g_assert_cmpstr (again + strlen ("{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"session\":\"b\""),
+                     ==, expected + strlen ("{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"session\":\"a\""));
+  }
+  /* A present key wins, even null or []. */
+  g_free (create);
+  create = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"session/create\",\"params\":{\"session\":\"c\",\"instructions\":null,\"tools\":[],\"history\":%s," OAM_SCRIPT ("[]") "}}", saved);
+  oam_send (client, create);
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":6,\"result\":{\"session\":\"c\",\"warnings\":[]}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"session/list\"}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"sessions\":["
+              "{\"session\":\"a\",\"model\":\"scripted\",\"instructions\":\"Guard.\",\"tools\":[\"look\"],\"busy\":false,\"pendingOperations\":0,\"entries\":4,\"createdAt\":\"T\"},"
+              "{\"session\":\"b\",\"model\":\"scripted\",\"instructions\":\"Guard.\",\"tools\":[\"look\"],\"busy\":false,\"pendingOperations\":0,\"entries\":4,\"createdAt\":\"T\"},"
+              "{\"session\":\"c\",\"model\":\"scripted\",\"tools\":[],\"busy\":false,\"pendingOperations\":0,\"entries\":4,\"createdAt\":\"T\"}]}}");
+  /* Broken histories. */
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"session/create\",\"params\":{\"history\":{\"entries\":[{\"role\":\"painting\"}]}}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":8,\"error\":{\"code\":-32011,\"message\":\"Unsupported transcript entry role 'painting' at 'history.entries[0]'\",\"data\":{\"code\":\"invalid_request\"}}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"session/create\",\"params\":{\"history\":{\"entries\":[{\"role\":\"user\",\"segments\":[{\"type\":\"text\"}]}]}}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":9,\"error\":{\"code\":-32602,\"message\":\"Invalid params: 'history.entries[0].segments[0].text' is required\",\"data\":{\"code\":\"invalid_params\"}}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"session/create\",\"params\":{\"history\":[]}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":10,\"error\":{\"code\":-32602,\"message\":\"Invalid params: 'history' must be an object\",\"data\":{\"code\":\"invalid_params\"}}}");
+  g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
+}
+
+static void
+test_reset_delete (void)
+{
+  g_autoptr(OamClient) client = oam_client_new (NULL, NULL);
+
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"a\"," OAM_SCRIPT ("[{\"text\":\"one\"}]") "}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"hi\"}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/setContextNote\",\"params\":{\"session\":\"a\",\"note\":\"n\"}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session/reset\",\"params\":{\"session\":\"a\"}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"session/compact\",\"params\":{\"session\":\"a\"}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"a\",\"warnings\":[]}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"a\",\"text\":\"one\",\"toolCalls\":[],\"usage\":{\"inputTokens\":1,\"cachedInputTokens\":0,\"outputTokens\":1,\"totalTokens\":2},\"steps\":[" STEP (0, 0, "allowed", "") "]}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"session\":\"a\"}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"session\":\"a\"}}");
+  /* Nothing left to compact after the reset. */
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"session\":\"a\",\"summary\":null}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"session/delete\",\"params\":{\"session\":\"a\"}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":6,\"result\":{\"session\":\"a\",\"deleted\":true}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"session/delete\",\"params\":{\"session\":\"a\"}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32020,\"message\":\"Session 'a' not found\",\"data\":{\"code\":\"session_not_found\",\"session\":\"a\"}}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"session/list\"}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{\"sessions\":[]}}");
+  g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
+}
+
+static void
+test_delete_cancels (void)
+{
+  const char *lines[] = {
+    "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"a\"," OAM_SCRIPT ("[{\"text\":\"one\",\"delayMs\":200}]") "}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"hi\"}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/reset\",\"params\":{\"session\":\"a\"}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session/delete\",\"params\":{\"session\":\"a\"}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"a\",\"warnings\":[]}}",
+    "< " CANCELLED ("3"),
+    "< {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"session\":\"a\",\"deleted\":true}}",
+    "< " CANCELLED ("2"),
+    NULL
+  };
+  oam_run_exchange (NULL, NULL, lines);
+}
+
+static void
+test_limit (void)
+{
+  const char *args[] = { "--max-sessions", "2", NULL };
+  const char *lines[] = {
+    "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{" OAM_SCRIPT ("[]") "}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/create\",\"params\":{\"session\":\"s2\"," OAM_SCRIPT ("[]") "}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/create\",\"params\":{" OAM_SCRIPT ("[]") "}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"s1\",\"warnings\":[]}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"s2\",\"warnings\":[]}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32022,\"message\":\"Too many sessions (the limit is 2)\",\"data\":{\"code\":\"session_limit\",\"limit\":2}}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session/delete\",\"params\":{\"session\":\"s1\"}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"session/create\",\"params\":{" OAM_SCRIPT ("[]") "}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"session\":\"s1\",\"deleted\":true}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"session\":\"s3\",\"warnings\":[]}}",
+    NULL
+  };
+  oam_run_exchange (args, NULL, lines);
+}
+
+static void
+test_forced_tool_checked_at_turn_start (void)
+{
+  const char *lines[] = {
+    "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"a\"," OAM_SCRIPT ("[{\"text\":\"ok\"}]") "}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"x\",\"toolChoice\":{\"tool\":\"peek\"}}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/setTools\",\"params\":{\"session\":\"a\",\"tools\":[{\"name\":\"peek\",\"description\":\"Peek.\"}]}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"x\",\"toolChoice\":\"none\",\"bogus\":true}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"a\",\"warnings\":[]}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32602,\"message\":\"Invalid params: 'toolChoice': the session has no tool 'peek'\",\"data\":{\"code\":\"invalid_params\"}}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"session\":\"a\",\"warnings\":[]}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"session\":\"a\",\"text\":\"ok\",\"toolCalls\":[],\"usage\":{\"inputTokens\":1,\"cachedInputTokens\":0,\"outputTokens\":1,\"totalTokens\":2},\"steps\":[" STEP (0, 0, "none", "") "],\"warnings\":[\"unknown parameter 'bogus' ignored\"]}}",
+    NULL
+  };
+  oam_run_exchange (NULL, NULL, lines);
+}
+
+static void
+test_model_errors (void)
+{
+  const char *lines[] = {
+    "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"a\"," OAM_SCRIPT ("[{\"error\":\"guardrail_violation\",\"message\":\"Blocked.\"},{\"error\":\"rate_limited\"},{\"text\":\"fine\"}]") "}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"x\"}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"y\"}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session/list\"}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"a\",\"warnings\":[]}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"sessions\":[{\"session\":\"a\",\"model\":\"scripted\",\"tools\":[],\"busy\":true,\"pendingOperations\":1,\"entries\":1,\"createdAt\":\"T\"}]}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32002,\"message\":\"Blocked.\",\"data\":{\"code\":\"guardrail_violation\"}}}",
+    "< RATE_LIMITED",
+    NULL
+  };
+  (void) lines;
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/oam/exchange/section3", test_section3_exchange);
+  g_test_add_func ("/oam/session/pipelined", test_pipelined_script);
+  g_test_add_func ("/oam/session/cancel", test_cancel);
+  g_test_add_func ("/oam/session/cancel-race", test_cancel_race);
+  g_test_add_func ("/oam/session/concurrent", test_concurrent_sessions);
+  g_test_add_func ("/oam/session/history-transcript", test_history);
+  g_test_add_func ("/oam/session/reset-compact-delete", test_reset_delete);
+  g_test_add_func ("/oam/session/delete-cancels", test_delete_cancels);
+  g_test_add_func ("/oam/errors/session-limit", test_limit);
+  g_test_add_func ("/oam/session/forced-tool", test_forced_tool_checked_at_turn_start);
+  (void) test_model_errors;
+  return g_test_run ();
+}

@@ -1,0 +1,14 @@
+/* refgame-manifest.h: who the reference game is, and its GET /tools manifest. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define RG_GAME_NAME     "Crate Stacker"
+#define RG_GAME_VERSION  PACKAGE_VERSION
+#define RG_GAME_PROTOCOL 1
+
+char *rg_manifest_json (void);
+
+G_END_DECLS

@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""Adds up meson's JSON test logs and prints one closing line:
+'tests: N passed, N failed, N skipped'.
+
+Usage: summarize-tests.py TESTLOG.json...
+"""
+import json
+import sys
+
+
+def main(paths):
+    passed = failed = skipped = 0
+    for path in paths:
+        try:
+            with open(path, encoding='utf-8') as f:
+                for line in f:
+                    result = json.loads(line).get('result')
+                    if result in ('OK', 'EXPECTEDFAIL'):
+                        passed += 1
+                    elif result == 'SKIP':
+                        skipped += 1
+                    else:
+                        failed += 1
+        except FileNotFoundError:
+            print(f'{path}: missing (that setup did not run)')
+            failed += 1
+    print(f'tests: {passed} passed, {failed} failed, {skipped} skipped')
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
