@@ -208,6 +208,72 @@ test_env_and_relaunch (void)
   g_rmdir (dir);
 }
 
+/* Splits Content-Length framed output into its JSON bodies. */
+static GPtrArray *
+split_frames (const char *text)
+{
+  GPtrArray *bodies = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  const char *p = text;
+
+  while ((p = strstr (p, "Content-Length: ")) != NULL)
+    {
+      guint64 length = g_ascii_strtoull (p + 16, NULL, 10);
+      const char *body = strstr (p, "\r\n\r\n");
+      g_autofree char *json = NULL;
+
+      g_assert_nonnull (body);
+      body += 4;
+      json = g_strndup (body, length);
+      g_ptr_array_add (bodies, json_from_string (json, NULL));
+      p = body + length;
+    }
+  return bodies;
+}
+
+/* `gamegate gabp`: one GABP bridge on stdin/stdout; every request read
+ * before the end of input is answered before gamegate exits. */
+static void
+test_stdio (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("gg-gabp-XXXXXX", NULL);
+  g_autofree char *conf = write_config (dir, "[gabp]\nserver-token=" TEST_TOKEN2 "\nbridge-file=\n");
+  const char *args[] = { "--config", conf, "gabp", NULL };
+  const char *requests[] = {
+    "{\"v\":\"gabp/1\",\"id\":\"550e8400-e29b-41d4-a716-446655440001\",\"type\":\"request\",\"method\":\"tools/list\"}",
+    "{\"v\":\"gabp/1\",\"id\":\"550e8400-e29b-41d4-a716-446655440002\",\"type\":\"request\",\"method\":\"session/hello\","
+      "\"params\":{\"token\":\"" TEST_TOKEN2 "\",\"bridgeVersion\":\"1\",\"platform\":\"darwin\",\"launchId\":\"550e8400-e29b-41d4-a716-446655440000\"}}",
+    "{\"v\":\"gabp/1\",\"id\":\"550e8400-e29b-41d4-a716-446655440003\",\"type\":\"request\",\"method\":\"tools/list\"}",
+  };
+  g_autoptr(GgTestProcess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) bodies = NULL;
+  g_autofree char *out = NULL;
+  int status = -1;
+
+  process = gg_test_process_spawn (args, NULL, &error);
+  g_assert_no_error (error);
+  for (gsize i = 0; i < G_N_ELEMENTS (requests); i++)
+    {
+      g_autofree char *frame = g_strdup_printf ("Content-Length: %zu\r\n\r\n%s", strlen (requests[i]), requests[i]);
+      g_assert_true (gg_test_process_write_line (process, frame, &error));
+    }
+  gg_test_process_close_stdin (process);
+  out = gg_test_process_read_stdout (process, gg_test_timeout_ms (10000));
+  g_assert_true (gg_test_process_wait (process, gg_test_timeout_ms (10000), &status));
+  g_assert_cmpint (status, ==, 0);
+
+  bodies = split_frames (out);
+  g_assert_cmpuint (bodies->len, ==, 3);
+  g_assert_cmpint (test_response_error_code (json_node_get_object (g_ptr_array_index (bodies, 0))), ==, -31001);
+  /* GABS's platform "darwin" is forgiven. */
+  g_assert_cmpint (test_response_error_code (json_node_get_object (g_ptr_array_index (bodies, 1))), ==, 0);
+  g_assert_cmpint (test_response_error_code (json_node_get_object (g_ptr_array_index (bodies, 2))), ==, 0);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (g_ptr_array_index (bodies, 2)), "id"), ==,
+                   "550e8400-e29b-41d4-a716-446655440003");
+  g_remove (conf);
+  g_rmdir (dir);
+}
+
 static void
 test_bad_mod_config (void)
 {
@@ -248,6 +314,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/gabp/gamegate/daemon", test_daemon);
   g_test_add_func ("/gabp/gamegate/env-and-relaunch", test_env_and_relaunch);
+  g_test_add_func ("/gabp/gamegate/stdio", test_stdio);
   g_test_add_func ("/gabp/gamegate/bad-mod-config", test_bad_mod_config);
   g_test_add_func ("/gabp/gamegate/short-server-token", test_short_server_token);
   return g_test_run ();
