@@ -432,10 +432,12 @@ drop_connection (GgGabpClient *self,
       gg_gabp_codec_close (codec);
     }
   g_clear_object (&self->connection);
+  /* The state first: a failed call's callback may call again at once. */
+  if (self->state != GG_GABP_CLIENT_STOPPED)
+    self->state = GG_GABP_CLIENT_CONNECTING;
   fail_all_pending (self, "the connection to the mod was lost; the call may or may not have run");
   if (self->state == GG_GABP_CLIENT_STOPPED)
     return;
-  self->state = GG_GABP_CLIENT_CONNECTING;
   if (was_ready)
     {
       g_message ("GABP mod at %s:%u disconnected: %s", self->host, self->port,
@@ -665,7 +667,7 @@ gg_gabp_client_call_async (GgGabpClient        *self,
   char *id;
 
   g_task_set_source_tag (task, gg_gabp_client_call_async);
-  if (self->state != GG_GABP_CLIENT_READY)
+  if (self->state != GG_GABP_CLIENT_READY || self->codec == NULL)
     {
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED,
                                "not connected to the mod");

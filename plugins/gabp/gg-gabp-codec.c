@@ -341,8 +341,12 @@ on_message (GgFramedStream *stream,
   gsize length;
   const char *data = g_bytes_get_data (body, &length);
 
+  /* A handler may drop the last reference to the codec (a peer that is
+   * given up on); keep it alive until the message is dealt with. */
+  g_object_ref (self);
   if (!self->closed)
     gg_gabp_codec_process (self, data, length);
+  g_object_unref (self);
 }
 
 static void
