@@ -1,0 +1,44 @@
+/* gabp-test-util.h: helpers for the GABP tests: the reference mod as a
+ * child process, and a raw GABP peer that writes exact bytes and reads
+ * whole messages while the main loop keeps running. */
+#pragma once
+
+#include <gamegate.h>
+
+#include "gg-gabp-codec.h"
+
+#define TEST_TOKEN  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define TEST_TOKEN2 "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
+
+typedef struct {
+  GSubprocess *process;
+  guint16      port;
+} TestMod;
+
+TestMod  *test_mod_start        (guint16 port, const char *token);
+void      test_mod_kill         (TestMod *mod);
+void      test_mod_free         (TestMod *mod);
+
+typedef struct {
+  GSocketConnection *connection;
+  GgFramedStream    *stream;
+  GQueue             messages;   /* JsonNode */
+  gboolean           closed;
+} TestPeer;
+
+TestPeer   *test_peer_connect       (guint16 port);
+TestPeer   *test_peer_new_for_connection (GSocketConnection *connection);
+void        test_peer_free          (TestPeer *peer);
+void        test_peer_attach        (TestPeer *peer);
+void        test_peer_send_raw      (TestPeer *peer, const char *data, gsize length);
+void        test_peer_send          (TestPeer *peer, const char *json);
+char       *test_peer_request       (TestPeer *peer, const char *method, const char *params_json);
+JsonNode   *test_peer_next          (TestPeer *peer, guint timeout_ms);
+JsonObject *test_peer_wait_response (TestPeer *peer, const char *id);
+gboolean    test_peer_wait_closed   (TestPeer *peer, guint timeout_ms);
+JsonObject *test_peer_hello         (TestPeer *peer, const char *token);
+int         test_response_error_code (JsonObject *response);
+
+gboolean    test_wait_until         (gboolean (*check) (gpointer), gpointer data, guint timeout_ms);
+void        test_spin               (guint ms);
+GgGabpSchemas *test_schemas         (void);
