@@ -119,6 +119,7 @@ const GbToolset *gb_manifest_find_toolset (GbManifest *self,
 JsonArray    *gb_manifest_toolset_names (GbManifest *self);
 JsonObject   *gb_tool_to_json          (const GbTool *tool);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GbManifest, gb_manifest_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GbToolset, gb_toolset_free)
 
 /* ---- the bridge toolset (gb-bridge-toolset.c) --------------------------- */
 
