@@ -329,3 +329,44 @@ void        gb_launcher_stop_all_finish  (GbLauncher    *self,
                                           GAsyncResult  *result);
 
 G_END_DECLS
+
+/* ---- the tools provider (gb-tools.c, gb-instances.c) --------------------- */
+
+G_BEGIN_DECLS
+
+typedef struct {
+  GgBus *bus;
+  GbOptions options;         /* resolved */
+  SoupSession *session;
+  GbLauncher *launcher;
+  GbManifest *file_manifest; /* --manifest */
+  GHashTable *targets;       /* port -> GbHttpTarget (also on the bus) */
+  gpointer server;           /* GbMcpServer, weak */
+  GArray *scan_ports;        /* NULL with --no-scan */
+  char *registry_dir;        /* NULL with --no-registry */
+  GHashTable *eager_names;   /* flat tool name -> toolset, with --eager */
+} GbBridge;
+
+GbBridge     *gb_bridge_new            (GgBus      *bus,
+                                        GbOptions  *options,
+                                        GError    **error);
+void          gb_bridge_free           (GbBridge *self);
+GbHttpTarget *gb_bridge_ensure_target  (GbBridge *self,
+                                        guint     port);
+void          gb_bridge_forget_target  (GbBridge *self,
+                                        guint     port);
+void          gb_bridge_shutdown_async (GbBridge            *self,
+                                        GAsyncReadyCallback  callback,
+                                        gpointer             user_data);
+void          gb_bridge_shutdown_finish (GbBridge     *self,
+                                         GAsyncResult *result);
+/* list_instances: `{registryDir, live[], stale[], notAGame[], free[]}`. */
+void          gb_instances_list_async  (GbBridge            *self,
+                                        GCancellable        *cancellable,
+                                        GAsyncReadyCallback  callback,
+                                        gpointer             user_data);
+JsonObject   *gb_instances_list_finish (GbBridge      *self,
+                                        GAsyncResult  *result,
+                                        GError       **error);
+
+G_END_DECLS
