@@ -100,6 +100,7 @@ gb_bridge_new (GgBus      *bus,
   self->options.manifest = g_strdup (options->manifest);
   /* Discovery probes many ports at once; the default of 2 per host would serialize them. */
   self->session = soup_session_new_with_options ("max-conns", 256, "max-conns-per-host", 32, NULL);
+  soup_session_set_proxy_resolver (self->session, NULL);   /* loopback, never through a proxy */
   self->launcher = gb_launcher_new (self->session);
   self->file_manifest = g_steal_pointer (&file_manifest);
   self->targets = g_hash_table_new_full (NULL, NULL, NULL, g_object_unref);
