@@ -38,8 +38,9 @@ gb_options_entries (GbOptions *options)
     { "no-registry", 0, 0, G_OPTION_ARG_NONE, &options->no_registry, N_("Discover only by scanning"), NULL },
     { "registry-dir", 0, 0, G_OPTION_ARG_FILENAME, &options->registry_dir,
       N_("Where instance entries live (~/.game-bridge/instances)"), N_("DIR") },
-    { "config", 0, 0, G_OPTION_ARG_FILENAME, &options->config,
-      N_("Launch declaration (default: nearest gamebridge.json)"), N_("FILE") },
+    /* The spec's --config: gamegate's own --config (the gateway's key file) holds that name. */
+    { "launch-config", 0, 0, G_OPTION_ARG_FILENAME, &options->config,
+      N_("Launch declaration (default: nearest gamebridge.json; also GAME_BRIDGE_CONFIG)"), N_("FILE") },
     { "launch-hint", 0, 0, G_OPTION_ARG_STRING, &options->launch_hint,
       N_("Shown when a port is dead; {port} substituted"), N_("CMD") },
     { "manifest", 0, 0, G_OPTION_ARG_FILENAME, &options->manifest,
