@@ -269,6 +269,20 @@ parse_tool (JsonNode   *node,
   return tool;
 }
 
+/* Tool names are unique across the manifest, the toolset being parsed included. */
+static gboolean
+tool_taken (Manifest   *self,
+            GbToolset  *current,
+            const char *name)
+{
+  if (gb_manifest_find_tool (&self->m, name) != NULL)
+    return TRUE;
+  for (guint i = 0; i < current->tools->len; i++)
+    if (g_str_equal (((GbTool *) g_ptr_array_index (current->tools, i))->name, name))
+      return TRUE;
+  return FALSE;
+}
+
 static void
 parse_toolset (Manifest   *self,
                const char *name,
@@ -298,7 +312,7 @@ parse_toolset (Manifest   *self,
           GbTool *tool = self->n_tools < MAX_TOOLS ? parse_tool (json_array_get_element (array, i), name) : NULL;
 
           /* The first tool of a name wins; a duplicate is malformed. */
-          if (tool == NULL || gb_manifest_find_tool (&self->m, tool->name) != NULL)
+          if (tool == NULL || tool_taken (self, toolset, tool->name))
             {
               g_clear_pointer (&tool, gb_tool_free);
               self->m.dropped++;
@@ -327,7 +341,7 @@ parse_toolset (Manifest   *self,
                 json_object_set_string_member (json_node_get_object (copy), "name", l->data);
               tool = parse_tool (copy, name);
             }
-          if (tool == NULL || gb_manifest_find_tool (&self->m, tool->name) != NULL)
+          if (tool == NULL || tool_taken (self, toolset, tool->name))
             {
               g_clear_pointer (&tool, gb_tool_free);
               self->m.dropped++;
