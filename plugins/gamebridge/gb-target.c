@@ -357,12 +357,12 @@ on_get_state_done (GObject      *source,
       return_object (task, body);
       return;
     }
-  value = gg_json_path_get (state, data->path, &error);
+  value = gg_json_path_get (state, data->path, NULL);
   json_object_set_string_member (body, "path", data->path);
   if (value == NULL)
     {
       json_object_unref (body);
-      gb_error_usage (&error, "No value at path '%s' of the state", data->path);
+      gb_error_usage (&error, "No value at path '%.200s' of the state", data->path);
       g_task_return_error (task, error);
       return;
     }

@@ -481,6 +481,26 @@ on_toolsets_manifest (GObject      *source,
   describe (task, manifest);
 }
 
+static void
+on_toolsets_health (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  GTask *task = user_data;
+  Toolsets *t = g_task_get_task_data (task);
+  GError *error = NULL;
+  g_autoptr(JsonObject) health = gb_connector_health_finish (GB_CONNECTOR (source), result, &error);
+
+  if (health == NULL)
+    {
+      forget_if_offline (t->bridge, t->target, error);
+      return_error (task, error);
+      return;
+    }
+  gb_connector_manifest_async (GB_CONNECTOR (source), FALSE, g_task_get_cancellable (task), on_toolsets_manifest,
+                               task);
+}
+
 /* A target of another plugin: its tools grouped by their first tag. */
 static void
 on_target_tools (GObject      *source,
@@ -560,8 +580,9 @@ start_toolsets (GbBridge   *self,
   if (t->target == NULL)
     return_error (task, error);
   else if (GB_IS_HTTP_TARGET (t->target))
-    gb_connector_manifest_async (gb_http_target_get_connector (GB_HTTP_TARGET (t->target)), FALSE,
-                                 g_task_get_cancellable (task), on_toolsets_manifest, task);
+    /* Health first: a frame gone backwards (a relaunch) drops a stale manifest. */
+    gb_connector_health_async (gb_http_target_get_connector (GB_HTTP_TARGET (t->target)), 0,
+                               g_task_get_cancellable (task), on_toolsets_health, task);
   else
     gg_target_list_tools_async (t->target, g_task_get_cancellable (task), on_target_tools, task);
 }
