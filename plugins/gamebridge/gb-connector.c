@@ -14,6 +14,8 @@
 
 #include <string.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "gb-bridge.h"
 
 #define MAX_BODY (16 * 1024 * 1024)
@@ -413,7 +415,7 @@ on_tools_done (GObject      *source,
       manifest = gb_manifest_parse (root, "game", &error);
       if (manifest == NULL)
         {
-          g_message ("Port %u: GET /tools: %s; using the fallback manifest", self->port, error->message);
+          g_message (_("Port %u: GET /tools: %s; using the fallback manifest"), self->port, error->message);
           manifest = gb_manifest_new_fallback ();
         }
       else if (manifest->dropped > 0)

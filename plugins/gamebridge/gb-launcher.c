@@ -19,6 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "gb-bridge.h"
 
 #define READY_POLL_MS     100
@@ -158,7 +160,7 @@ on_log_written (GObject      *source,
   if (!g_output_stream_write_all_finish (G_OUTPUT_STREAM (source), result, NULL, &error))
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_message ("Instance log %s: %s", inst->log_file, error->message);
+        g_message (_("Instance log %s: %s"), inst->log_file, error->message);
       return;
     }
   log_flush (inst);
@@ -640,11 +642,11 @@ open_log (guint    port,
   GFileOutputStream *stream;
 
   if (g_mkdir_with_parents (dir, 0700) != 0)
-    g_message ("Cannot create %s: %s", dir, g_strerror (errno));
+    g_message (_("Cannot create %s: %s"), dir, g_strerror (errno));
   stream = g_file_replace (file, NULL, FALSE, G_FILE_CREATE_PRIVATE, NULL, &error);
   if (stream == NULL)
     {
-      g_message ("Cannot open the instance log %s: %s", path, error->message);
+      g_message (_("Cannot open the instance log %s: %s"), path, error->message);
       return NULL;
     }
   *out_path = g_steal_pointer (&path);
