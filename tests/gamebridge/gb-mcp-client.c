@@ -71,7 +71,11 @@ mcp_free (Mcp *mcp)
     {
       gg_test_process_send_signal (mcp->process, SIGKILL);
       gg_test_process_wait (mcp->process, 5000, &status);
+      g_error ("gamegate mcp did not exit after stdin closed");
     }
+  /* A leak or an error report (sanitizers, valgrind) shows in the status. */
+  if (status != 0)
+    g_error ("gamegate mcp exited with %d:\n%s", status, gg_test_process_get_stderr (mcp->process));
   gg_test_process_free (mcp->process);
   rm_rf (mcp->registry_dir);
   g_free (mcp->registry_dir);
