@@ -253,7 +253,12 @@ wrap_result (GbHttpTarget *self,
   json_object_set_string_member (r, "via", data->via);
   for (GList *l = names; l != NULL; l = l->next)
     json_object_set_member (r, l->data, json_node_copy (json_object_get_member (body, l->data)));
-  return json_node_init_object (json_node_alloc (), r);
+  {
+    JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+    json_node_take_object (node, r);
+    return node;
+  }
 }
 
 static void
@@ -321,6 +326,7 @@ on_health_done (GObject      *source,
   g_autoptr(GTask) task = user_data;
   GError *error = NULL;
   JsonObject *health = gb_connector_health_finish (GB_CONNECTOR (source), result, &error);
+  g_autoptr(JsonNode) wrapped = NULL;
   g_autoptr(JsonNode) copy = NULL;
 
   if (health == NULL)
@@ -328,8 +334,9 @@ on_health_done (GObject      *source,
       g_task_return_error (task, error);
       return;
     }
-  copy = gg_json_copy (json_node_init_object (json_node_alloc (), health));
-  json_object_unref (health);
+  wrapped = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (wrapped, health);
+  copy = gg_json_copy (wrapped);
   return_object (task, json_object_ref (json_node_get_object (copy)));
 }
 
