@@ -131,7 +131,8 @@ gboolean      gb_bridge_toolset_has    (const char *name);
 #define GB_TYPE_CONNECTOR (gb_connector_get_type ())
 G_DECLARE_FINAL_TYPE (GbConnector, gb_connector, GB, CONNECTOR, GObject)
 
-/* Signal `manifest-dropped` (): the frame went backwards (a new process). */
+/* Signal `manifest-changed` (): the cached manifest was dropped (the frame
+ * went backwards: a new process) or loaded afresh. */
 
 GbConnector *gb_connector_new            (SoupSession *session,
                                           guint        port,

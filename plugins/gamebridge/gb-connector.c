@@ -34,7 +34,7 @@ struct _GbConnector {
 
 G_DEFINE_FINAL_TYPE (GbConnector, gb_connector, G_TYPE_OBJECT)
 
-enum { MANIFEST_DROPPED, N_SIGNALS };
+enum { MANIFEST_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static void
@@ -53,8 +53,9 @@ static void
 gb_connector_class_init (GbConnectorClass *klass)
 {
   G_OBJECT_CLASS (klass)->finalize = gb_connector_finalize;
-  signals[MANIFEST_DROPPED] =
-    g_signal_new ("manifest-dropped", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+  /* The cached manifest was dropped (a new process) or loaded afresh. */
+  signals[MANIFEST_CHANGED] =
+    g_signal_new ("manifest-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
@@ -109,7 +110,7 @@ gb_connector_drop_manifest (GbConnector *self)
   if (self->manifest == NULL)
     return;
   g_clear_pointer (&self->manifest, gb_manifest_unref);
-  g_signal_emit (self, signals[MANIFEST_DROPPED], 0);
+  g_signal_emit (self, signals[MANIFEST_CHANGED], 0);
 }
 
 /* A frame that goes backwards: another process answers on this port now. */
@@ -423,6 +424,7 @@ on_tools_done (GObject      *source,
     }
   g_clear_pointer (&self->manifest, gb_manifest_unref);
   self->manifest = gb_manifest_ref (manifest);
+  g_signal_emit (self, signals[MANIFEST_CHANGED], 0);
   g_task_return_pointer (task, manifest, (GDestroyNotify) gb_manifest_unref);
 }
 

@@ -27,7 +27,7 @@ G_DEFINE_FINAL_TYPE_WITH_CODE (GbHttpTarget, gb_http_target, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (GG_TYPE_TARGET, gb_http_target_iface_init))
 
 static void
-on_manifest_dropped (GbConnector *connector,
+on_manifest_changed (GbConnector *connector,
                      gpointer     user_data)
 {
   gg_target_emit_tools_changed (GG_TARGET (user_data));
@@ -63,7 +63,7 @@ gb_http_target_new (GbConnector *connector)
 
   self->connector = g_object_ref (connector);
   self->id = g_strdup_printf ("http:%u", gb_connector_get_port (connector));
-  g_signal_connect (connector, "manifest-dropped", G_CALLBACK (on_manifest_dropped), self);
+  g_signal_connect (connector, "manifest-changed", G_CALLBACK (on_manifest_changed), self);
   return self;
 }
 

@@ -332,6 +332,9 @@ provider_call_tool_async (gpointer             provider,
       known = (gint) i;
   if (known < 0)
     {
+      /* The flat list may have grown since the client last asked for it. */
+      if (self->options.eager && !g_hash_table_contains (self->eager_names, name))
+        json_array_unref (provider_list_tools (self));
       if (self->options.eager && g_hash_table_contains (self->eager_names, name))
         {
           gb_tools_run_eager (self, task, name, args);

@@ -217,19 +217,16 @@ test_not_a_game (void)
   g_autoptr(SoupServer) server = soup_server_new (NULL, NULL);
   g_autoptr(Mcp) mcp = mcp_start (NULL, NULL);
   g_autoptr(GError) error = NULL;
+  guint port = free_port ();
   g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
-  GSList *uris;
-  guint port;
-  g_autofree char *call = NULL, *text = NULL, *expected = NULL, *range = NULL;
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, port);
+  g_autofree char *call = port_args (port);
+  g_autofree char *text = NULL, *expected = NULL;
 
   soup_server_add_handler (server, NULL, on_not_a_game, NULL, NULL);
   g_assert_true (soup_server_listen (server, address, 0, &error));
-  uris = soup_server_get_uris (server);
-  port = g_uri_get_port (uris->data);
-  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
-  call = g_strdup_printf ("{\"name\":\"list_toolsets\",\"port\":%u}", port);
-  text = mcp_call_error (mcp, "list_toolsets", (g_free (call), call = port_args (port)));
+  g_assert_no_error (error);
+  text = mcp_call_error (mcp, "list_toolsets", call);
   expected = g_strdup_printf ("NotAGameSurface: Something is listening on http://127.0.0.1:%u, but it is not a\n"
                               "debuggable game: GET /health returned HTTP 404.\n"
                               "A drivable game must answer GET /health with {\"ok\":true,\"frame\":N}. Check whether\n"
@@ -241,13 +238,16 @@ static void
 test_frozen_game (void)
 {
   g_autoptr(Game) game = game_spawn ("--no-registry", "--freeze", NULL);
-  const char *args[] = { "--timeout", "500", NULL };
+  /* Short, but long enough for a game under valgrind to answer HTTP. */
+  guint timeout = gg_test_timeout_ms (700);
+  g_autofree char *timeout_s = g_strdup_printf ("%u", timeout);
+  const char *args[] = { "--timeout", timeout_s, NULL };
   g_autoptr(Mcp) mcp = mcp_start (args, NULL);
   g_autofree char *call = g_strdup_printf ("{\"name\":\"new_game\",\"port\":%u}", game->port);
   g_autofree char *text = mcp_call_error (mcp, "call_tool", call);
   g_autofree char *expected = g_strdup_printf ("CommandTimeout: Command 'restart' was queued on port %u but was not applied\n"
-                                               "within 500ms. The game accepted it, so it is probably blocked, frozen, or on a\n"
-                                               "screen that ignores this command.", game->port);
+                                               "within %ums. The game accepted it, so it is probably blocked, frozen, or on a\n"
+                                               "screen that ignores this command.", game->port, timeout);
 
   g_assert_cmpstr (text, ==, expected);
 }
@@ -516,6 +516,107 @@ test_registry_discovery (void)
   g_assert_cmpint (json_object_get_int_member (e, "protocol"), ==, 1);
 }
 
+
+/* ---- daemon mode: Streamable HTTP, and launched games reaped on SIGTERM ------------------- */
+
+static JsonObject *
+http_mcp (SoupSession *session,
+          guint        port,
+          char       **session_id,
+          const char  *body)
+{
+  g_autofree char *uri = g_strdup_printf ("http://127.0.0.1:%u/mcp", port);
+  g_autoptr(SoupMessage) msg = soup_message_new ("POST", uri);
+  g_autoptr(GBytes) request = g_bytes_new (body, strlen (body));
+  g_autoptr(GBytes) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  const char *text, *data;
+  gsize len;
+
+  soup_message_set_request_body_from_bytes (msg, "application/json", request);
+  soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept", "application/json, text/event-stream");
+  soup_message_headers_replace (soup_message_get_request_headers (msg), "MCP-Protocol-Version", "2025-11-25");
+  if (*session_id != NULL)
+    soup_message_headers_replace (soup_message_get_request_headers (msg), "Mcp-Session-Id", *session_id);
+  reply = soup_session_send_and_read (session, msg, NULL, &error);
+  g_assert_no_error (error);
+  if (*session_id == NULL)
+    *session_id = g_strdup (soup_message_headers_get_one (soup_message_get_response_headers (msg), "Mcp-Session-Id"));
+  if (soup_message_get_status (msg) == 202)
+    return NULL;
+  g_assert_cmpuint (soup_message_get_status (msg), ==, 200);
+  text = g_bytes_get_data (reply, &len);
+  /* JSON, or an event stream whose last data line is the response. */
+  data = g_strrstr_len (text, len, "data: ");
+  if (data != NULL)
+    {
+      g_autofree char *line = g_strndup (data + 6, strcspn (data + 6, "\r\n"));
+
+      root = gg_json_parse (line, -1, 256, &error);
+    }
+  else
+    root = gg_json_parse (text, (gssize) len, 256, &error);
+  g_assert_no_error (error);
+  return json_object_ref (json_node_get_object (root));
+}
+
+static void
+test_daemon (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("gb-daemon-XXXXXX", NULL);
+  g_autofree char *conf = g_build_filename (dir, "gamegate.conf", NULL);
+  g_autofree char *conf_env = g_strdup_printf ("GAMEGATE_CONFIG=%s", conf);
+  g_autofree char *decl_env = g_strdup_printf ("GAME_BRIDGE_CONFIG=%s", LAUNCH_CONFIG);
+  g_autofree char *reg_env = g_strdup_printf ("GAME_BRIDGE_INSTANCES=%s", dir);
+  const char *env[] = { conf_env, decl_env, reg_env, "GAME_BRIDGE_SCAN_RANGE=7820-7839", NULL };
+  const char *args[] = { "serve", NULL };
+  g_autoptr(GgTestProcess) daemon = NULL;
+  g_autoptr(SoupSession) session = soup_session_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) init = NULL, launched = NULL, listed = NULL, initialized = NULL;
+  g_autofree char *session_id = NULL;
+  const char *found;
+  guint port = 0;
+  gint64 pid;
+  int status;
+
+  soup_session_set_proxy_resolver (session, NULL);
+  g_assert_true (g_file_set_contents (conf, "[gamebridge]\nhttp-port=0\n", -1, NULL));
+  daemon = gg_test_process_spawn (args, env, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < 400 && port == 0; i++)
+    {
+      pump (50);
+      found = strstr (gg_test_process_get_stderr (daemon), "http://127.0.0.1:");
+      if (found != NULL && strstr (found, "/mcp") != NULL)
+        port = (guint) g_ascii_strtoull (found + strlen ("http://127.0.0.1:"), NULL, 10);
+    }
+  g_assert_cmpuint (port, >, 0);
+
+  init = http_mcp (session, port, &session_id,
+                   "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
+                   "\"capabilities\":{},\"clientInfo\":{\"name\":\"gb-test\",\"version\":\"1\"}}}");
+  g_assert_nonnull (session_id);
+  initialized = http_mcp (session, port, &session_id, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+  launched = http_mcp (session, port, &session_id,
+                       "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"launch_instance\",\"arguments\":{}}}");
+  pid = json_object_get_int_member (json_object_get_object_member (json_object_get_object_member (launched, "result"),
+                                                                   "structuredContent"), "pid");
+  g_assert_true (pid > 0 && pid_alive (pid));
+  listed = http_mcp (session, port, &session_id,
+                     "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"list_instances\",\"arguments\":{}}}");
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (
+    json_object_get_object_member (json_object_get_object_member (listed, "result"), "structuredContent"), "live")), ==, 1);
+
+  gg_test_process_send_signal (daemon, SIGTERM);
+  g_assert_true (gg_test_process_wait (daemon, gg_test_timeout_ms (20000), &status));
+  g_assert_cmpint (status, ==, 0);
+  g_assert_false (pid_alive (pid));
+  g_unlink (conf);
+  g_rmdir (dir);
+}
+
 /* ---- hostile arguments ------------------------------------------------------------------------- */
 
 static void
@@ -589,5 +690,6 @@ main (int   argc,
   g_test_add_func ("/gamebridge/discovery/list-instances", test_list_instances);
   g_test_add_func ("/gamebridge/discovery/registry", test_registry_discovery);
   g_test_add_func ("/gamebridge/mcp/hostile-arguments", test_hostile_arguments);
+  g_test_add_func ("/gamebridge/daemon/http-and-sigterm", test_daemon);
   return g_test_run ();
 }
