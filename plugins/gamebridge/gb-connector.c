@@ -404,8 +404,13 @@ on_tools_done (GObject      *source,
   g_autoptr(JsonNode) root = gb_connector_get_finish (self, result, &status, &error);
   GbManifest *manifest = NULL;
 
-  if (root == NULL && status == 404)
-    manifest = self->file_manifest != NULL ? gb_manifest_ref (self->file_manifest) : gb_manifest_new_fallback ();
+  /* No manifest (404) or an unreadable one (2xx, not JSON): never fatal. */
+  if (root == NULL && (status == 404 || (status >= 200 && status <= 299)))
+    {
+      if (status != 404)
+        g_message (_("Port %u: GET /tools: %s; using the fallback manifest"), self->port, error->message);
+      manifest = self->file_manifest != NULL ? gb_manifest_ref (self->file_manifest) : gb_manifest_new_fallback ();
+    }
   else if (root == NULL)
     {
       g_task_return_error (task, g_steal_pointer (&error));

@@ -323,6 +323,127 @@ test_launch_fails (void)
   g_rmdir (dir);
 }
 
+
+static void
+on_half_game (SoupServer        *server,
+              SoupServerMessage *msg,
+              const char        *path,
+              GHashTable        *query,
+              gpointer           user_data)
+{
+  if (g_str_equal (path, "/health"))
+    soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_STATIC, "{\"ok\":true,\"frame\":1}", 21);
+  else if (g_str_equal (path, "/tools"))
+    soup_server_message_set_response (msg, "text/plain", SOUP_MEMORY_STATIC, "not json", 8);
+  else
+    {
+      soup_server_message_set_status (msg, 500, NULL);
+      soup_server_message_set_response (msg, "text/plain", SOUP_MEMORY_STATIC, "boom\xff", 5);
+    }
+  soup_server_message_set_status (msg, g_str_equal (path, "/health") || g_str_equal (path, "/tools") ? 200 : 500, NULL);
+}
+
+static void
+test_http_status (void)
+{
+  g_autoptr(SoupServer) server = soup_server_new (NULL, NULL);
+  g_autoptr(Mcp) mcp = mcp_start (NULL, NULL);
+  g_autoptr(GError) error = NULL;
+  guint port = free_port ();
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, port);
+  g_autofree char *call = g_strdup_printf ("{\"name\":\"get_state\",\"port\":%u}", port);
+  g_autofree char *sets_args = port_args (port);
+  g_autofree char *text = NULL, *expected = NULL;
+  g_autoptr(JsonObject) sets = NULL;
+
+  soup_server_add_handler (server, NULL, on_half_game, NULL, NULL);
+  g_assert_true (soup_server_listen (server, address, 0, &error));
+  text = mcp_call_error (mcp, "call_tool", call);
+  expected = g_strdup_printf ("HttpStatusError: GET /state on http://127.0.0.1:%u returned HTTP 500: boom\xef\xbf\xbd", port);
+  g_assert_cmpstr (text, ==, expected);
+  /* A /tools that is not JSON leaves the game on the fallback manifest. */
+  sets = mcp_call_ok (mcp, "list_toolsets", sets_args);
+  g_assert_cmpstr (str (sets, "manifest"), ==, "fallback");
+}
+
+static void
+test_cancelled_call (void)
+{
+  g_autoptr(Game) game = game_spawn ("--no-registry", "--freeze", NULL);
+  const char *args[] = { "--timeout", "60000", NULL };
+  g_autoptr(Mcp) mcp = mcp_start (args, NULL);
+  g_autofree char *call = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":900,\"method\":\"tools/call\",\"params\":"
+                                           "{\"name\":\"call_tool\",\"arguments\":{\"name\":\"spawn\",\"port\":%u}}}",
+                                           game->port);
+  g_autoptr(JsonObject) ping = NULL;
+  gint64 t0;
+
+  g_assert_true (gg_test_process_write_line (mcp->process, call, NULL));
+  pump (200);
+  g_assert_true (gg_test_process_write_line (mcp->process, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+                                             "\"params\":{\"requestId\":900,\"reason\":\"test\"}}", NULL));
+  /* No response to 900; the session goes on at once. */
+  t0 = g_get_monotonic_time ();
+  ping = mcp_request (mcp, "ping", NULL);
+  g_assert_true (json_object_has_member (ping, "result"));
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, G_USEC_PER_SEC * 30);
+}
+
+static void
+test_os_port_fallback (void)
+{
+  /* The declaration's whole range is taken: the system assigns a port. */
+  g_autoptr(Game) taken = game_spawn ("--no-registry", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("gb-launch-XXXXXX", NULL);
+  g_autofree char *decl = g_build_filename (dir, "gamebridge.json", NULL);
+  g_autofree char *text = g_strdup_printf ("{\"name\":\"Crates\",\"launch\":{\"argv\":[\"%s\",\"--no-registry\","
+                                           "\"--debug-port\",\"{port}\"],\"portRange\":\"%u-%u\",\"readyTimeoutMs\":%u}}",
+                                           RG_REFGAME_EXE, taken->port, taken->port, gg_test_timeout_ms (20000));
+  const char *args[] = { "--launch-config", decl, "--no-scan", NULL };
+  g_autoptr(Mcp) mcp = NULL;
+  g_autoptr(JsonObject) launched = NULL;
+  g_autofree char *explicit_args = g_strdup_printf ("{\"port\":%u}", taken->port);
+  g_autofree char *refused = NULL;
+
+  g_assert_true (g_file_set_contents (decl, text, -1, NULL));
+  mcp = mcp_start (args, NULL);
+  launched = mcp_call_ok (mcp, "launch_instance", "{}");
+  g_assert_cmpint (json_object_get_int_member (launched, "port"), !=, taken->port);
+  g_assert_cmpint (json_object_get_int_member (launched, "port"), >, 0);
+  refused = mcp_call_error (mcp, "launch_instance", explicit_args);
+  g_assert_true (g_str_has_prefix (refused, "BridgeUsageError: Port "));
+  g_assert_nonnull (strstr (refused, "is taken"));
+  g_unlink (decl);
+  g_rmdir (dir);
+}
+
+
+static void
+test_manifest_file (void)
+{
+  g_autoptr(Game) game = game_spawn ("--no-registry", "--no-tools", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("gb-manifest-XXXXXX", NULL);
+  g_autofree char *file = g_build_filename (dir, "my-game.json", NULL);
+  const char *args[] = { "--manifest", file, NULL };
+  g_autoptr(Mcp) mcp = NULL;
+  g_autofree char *sets_args = port_args (game->port);
+  g_autofree char *call = g_strdup_printf ("{\"name\":\"fresh_start\",\"port\":%u}", game->port);
+  g_autoptr(JsonObject) sets = NULL, r = NULL;
+
+  g_assert_true (g_file_set_contents (file, "{\"game\":{\"name\":\"Crates (file)\"},\"toolsets\":{\"mine\":{\"tools\":"
+                                      "[{\"name\":\"fresh_start\",\"command\":\"restart\"}]}}}", -1, NULL));
+  mcp = mcp_start (args, NULL);
+  sets = mcp_call_ok (mcp, "list_toolsets", sets_args);
+  g_assert_cmpstr (str (sets, "manifest"), ==, "file");
+  g_assert_cmpstr (str (sets, "game"), ==, "Crates (file)");
+  r = mcp_call_ok (mcp, "call_tool", call);
+  g_assert_cmpstr (str (r, "via"), ==, "manifest-file");
+  g_assert_cmpstr (str (r, "command"), ==, "restart");
+  g_unlink (file);
+  g_rmdir (dir);
+}
+
 /* ---- launching, stopping, cleanup ------------------------------------------------------- */
 
 static gint64
@@ -683,6 +804,10 @@ main (int   argc,
   g_test_add_func ("/gamebridge/failure/crash-mid-call", test_crash_mid_call);
   g_test_add_func ("/gamebridge/failure/relaunch-new-manifest", test_relaunch_new_manifest);
   g_test_add_func ("/gamebridge/failure/launch-fails", test_launch_fails);
+  g_test_add_func ("/gamebridge/failure/http-status", test_http_status);
+  g_test_add_func ("/gamebridge/mcp/manifest-file", test_manifest_file);
+  g_test_add_func ("/gamebridge/mcp/cancelled-call", test_cancelled_call);
+  g_test_add_func ("/gamebridge/launch/os-port-fallback", test_os_port_fallback);
   g_test_add_func ("/gamebridge/launch/stop-and-log", test_launch_stop_log);
   g_test_add_func ("/gamebridge/launch/stop-escalates", test_stop_escalates);
   g_test_add_data_func ("/gamebridge/launch/cleanup-on-eof", GINT_TO_POINTER (FALSE), test_cleanup);
