@@ -10,7 +10,6 @@
 #include "gb-bridge.h"
 
 #define SCAN_CONCURRENCY 64
-#define PROBE_TIMEOUT_MS 1000
 
 typedef struct {
   GbBridge *bridge;
@@ -288,7 +287,8 @@ gb_instances_list_async (GbBridge            *self,
     add_port (list, GPOINTER_TO_UINT (key));
   for (guint i = 0; i < launched->len; i++)
     add_port (list, g_array_index (launched, guint, i));
-  gb_scan_async (self->session, list->ports, MIN ((guint) self->options.timeout_ms, PROBE_TIMEOUT_MS),
+  /* Refused ports answer at once; --timeout bounds a port that hangs. */
+  gb_scan_async (self->session, list->ports, (guint) self->options.timeout_ms,
                  SCAN_CONCURRENCY, cancellable, on_swept, task);
 }
 

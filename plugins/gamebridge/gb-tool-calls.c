@@ -638,6 +638,15 @@ on_launched (GObject      *source,
   json_object_set_string_member (info, "logFile", json_object_get_string_member (r, "logFile"));
   gb_http_target_set_info (target, info);
   json_object_unref (info);
+  if (l->call != NULL)
+    {
+      g_autofree char *text = g_strdup_printf ("Launched port %" G_GINT64_FORMAT " (pid %" G_GINT64_FORMAT "), log %s",
+                                               json_object_get_int_member (r, "port"),
+                                               json_object_get_int_member (r, "pid"),
+                                               json_object_get_string_member (r, "logFile"));
+
+      gb_mcp_call_log (l->call, "info", text);
+    }
   return_object (task, r);
 }
 

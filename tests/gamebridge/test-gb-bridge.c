@@ -444,6 +444,24 @@ test_manifest_file (void)
   g_rmdir (dir);
 }
 
+
+static void
+test_close (void)
+{
+  g_autoptr(Game) game = game_spawn ("--no-registry", NULL);
+  g_autoptr(Mcp) mcp = mcp_start (NULL, NULL);
+  g_autofree char *call = g_strdup_printf ("{\"name\":\"close\",\"port\":%u}", game->port);
+  g_autoptr(JsonObject) r = mcp_call_ok (mcp, "call_tool", call);
+
+  /* Never a confirmation that cannot come: the port going silent is the answer. */
+  g_assert_cmpstr (str (r, "via"), ==, "bridge");
+  g_assert_cmpstr (str (r, "command"), ==, "close");
+  g_assert_true (json_object_get_boolean_member (r, "applied"));
+  g_assert_cmpstr (str (r, "confirmation"), ==, "port-silent");
+  wait_exit (game);
+  assert_port_silent (game);
+}
+
 /* ---- launching, stopping, cleanup ------------------------------------------------------- */
 
 static gint64
@@ -806,6 +824,7 @@ main (int   argc,
   g_test_add_func ("/gamebridge/failure/launch-fails", test_launch_fails);
   g_test_add_func ("/gamebridge/failure/http-status", test_http_status);
   g_test_add_func ("/gamebridge/mcp/manifest-file", test_manifest_file);
+  g_test_add_func ("/gamebridge/mcp/close", test_close);
   g_test_add_func ("/gamebridge/mcp/cancelled-call", test_cancelled_call);
   g_test_add_func ("/gamebridge/launch/os-port-fallback", test_os_port_fallback);
   g_test_add_func ("/gamebridge/launch/stop-and-log", test_launch_stop_log);
