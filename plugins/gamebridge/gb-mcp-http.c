@@ -6,7 +6,7 @@
  * notifications first (when the client accepts text/event-stream). GET opens
  * an SSE stream for messages not tied to a request; DELETE ends the session.
  * Header-only checks (path, Origin, method, size) run before the body is
- * read.
+ * read. Browsers are kept out by Origin and Host (DNS rebinding).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -14,12 +14,13 @@
 
 #include <string.h>
 
+#include <glib/gi18n-lib.h>
 #include <libsoup/soup.h>
 
 #include "gb-mcp-private.h"
 
 /* Sessions nobody used for this long, with nothing open, are forgotten. */
-#define SESSION_IDLE_US (G_TIME_SPAN_HOUR)
+#define DEFAULT_SESSION_IDLE_US (G_TIME_SPAN_HOUR)
 #define MAX_SESSIONS 256
 
 struct _GbMcpHttp
@@ -28,6 +29,10 @@ struct _GbMcpHttp
   SoupServer  *soup;
   guint        port;
   GHashTable  *sessions;    /* Mcp-Session-Id -> GbMcpSession (referenced) */
+  GHashTable  *live;        /* Exchange whose HTTP message is not finished */
+  gint64       idle_us;
+  guint        disconnect_id;
+  gboolean     closing;
 };
 
 typedef struct _Exchange Exchange;
@@ -42,6 +47,7 @@ typedef struct {
 /* One POST waiting for its answer, or one GET stream. */
 struct _Exchange {
   grefcount          ref_count;
+  GbMcpHttp         *http;       /* NULL once the message finished */
   SoupServerMessage *msg;
   gboolean           sse_ok;
   gboolean           streaming;  /* SSE headers set */
@@ -50,14 +56,23 @@ struct _Exchange {
   gboolean           in_handler;
 };
 
+static void on_exchange_finished (SoupServerMessage *msg,
+                                  gpointer           user_data);
+static Exchange *exchange_ref (Exchange *exchange);
+
 static Exchange *
-exchange_new (SoupServerMessage *msg)
+exchange_new (GbMcpHttp         *http,
+              SoupServerMessage *msg)
 {
   Exchange *exchange = g_new0 (Exchange, 1);
 
   g_ref_count_init (&exchange->ref_count);
+  exchange->http = http;
   exchange->msg = g_object_ref (msg);
   exchange->in_handler = TRUE;
+  /* Kept until libsoup is done with the message, so closing can wait. */
+  g_hash_table_add (http->live, exchange_ref (exchange));
+  g_signal_connect (msg, "finished", G_CALLBACK (on_exchange_finished), exchange);
   return exchange;
 }
 
@@ -147,14 +162,35 @@ set_error (SoupServerMessage *msg,
   set_json (msg, status, error);
 }
 
+static gboolean
+disconnect_cb (gpointer user_data)
+{
+  GbMcpHttp *http = user_data;
+
+  http->disconnect_id = 0;
+  soup_server_disconnect (http->soup);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 on_exchange_finished (SoupServerMessage *msg,
                       gpointer           user_data)
 {
   Exchange *exchange = user_data;
+  GbMcpHttp *http = exchange->http;
 
   /* Whatever we had still to say cannot be said any more. */
   exchange->done = TRUE;
+  if (http == NULL)
+    return;
+  exchange->http = NULL;
+  g_hash_table_remove (http->live, exchange);   /* may free it */
+  /* Closing waited for the last answer to go out. */
+  if (http->closing && g_hash_table_size (http->live) == 0)
+    {
+      g_clear_handle_id (&http->disconnect_id, g_source_remove);
+      http->disconnect_id = g_idle_add (disconnect_cb, http);
+    }
 }
 
 /* ---- the transport ------------------------------------------------------- */
@@ -262,59 +298,6 @@ http_session_free (gpointer data)
 
 /* ---- checks -------------------------------------------------------------- */
 
-/* Absent (not a browser), or a page served from this machine. */
-static gboolean
-origin_allowed (const char *origin)
-{
-  g_autoptr(GUri) uri = NULL;
-  const char *scheme, *host, *path;
-
-  if (origin == NULL)
-    return TRUE;
-  uri = g_uri_parse (origin, G_URI_FLAGS_NONE, NULL);
-  if (uri == NULL)
-    return FALSE;
-  scheme = g_uri_get_scheme (uri);
-  host = g_uri_get_host (uri);
-  path = g_uri_get_path (uri);
-  if (g_strcmp0 (scheme, "http") != 0 && g_strcmp0 (scheme, "https") != 0)
-    return FALSE;
-  if (g_uri_get_userinfo (uri) != NULL || g_uri_get_query (uri) != NULL ||
-      g_uri_get_fragment (uri) != NULL || (path[0] != '\0' && strcmp (path, "/") != 0))
-    return FALSE;
-  return host != NULL && (g_ascii_strcasecmp (host, "localhost") == 0 ||
-                          strcmp (host, "127.0.0.1") == 0 || strcmp (host, "::1") == 0);
-}
-
-/* Which of application/json and text/event-stream the Accept header allows;
- * no header allows both. */
-static void
-parse_accept (SoupMessageHeaders *headers,
-              gboolean           *json_ok,
-              gboolean           *sse_ok)
-{
-  const char *accept = soup_message_headers_get_list (headers, "Accept");
-  g_autoptr(GSList) types = NULL;
-
-  *json_ok = *sse_ok = (accept == NULL);
-  if (accept == NULL)
-    return;
-  types = soup_header_parse_quality_list (accept, NULL);
-  for (GSList *l = types; l != NULL; l = l->next)
-    {
-      const char *type = l->data;
-      if (g_ascii_strcasecmp (type, "*/*") == 0)
-        *json_ok = *sse_ok = TRUE;
-      else if (g_ascii_strcasecmp (type, "application/*") == 0 ||
-               g_ascii_strcasecmp (type, "application/json") == 0)
-        *json_ok = TRUE;
-      else if (g_ascii_strcasecmp (type, "text/*") == 0 ||
-               g_ascii_strcasecmp (type, "text/event-stream") == 0)
-        *sse_ok = TRUE;
-    }
-  g_slist_free_full (g_steal_pointer (&types), g_free);
-}
-
 static void
 expire_idle_sessions (GbMcpHttp *http)
 {
@@ -329,7 +312,7 @@ expire_idle_sessions (GbMcpHttp *http)
       GbMcpSession *session = value;
       HttpSession *hs = session->transport_data;
 
-      if (now - session->last_activity > SESSION_IDLE_US && hs->posts->len == 0 &&
+      if (now - session->last_activity > http->idle_us && hs->posts->len == 0 &&
           live_stream (hs) == NULL && g_hash_table_size (session->calls) == 0)
         g_ptr_array_add (idle, gb_mcp_session_ref (session));
     }
@@ -399,10 +382,16 @@ early_handler (SoupServer        *soup,
                  "Not Found: the MCP endpoint is /mcp");
       return;
     }
-  if (!origin_allowed (soup_message_headers_get_one (headers, "Origin")))
+  if (!gb_mcp_http_origin_allowed (soup_message_headers_get_one (headers, "Origin")))
     {
       set_error (msg, SOUP_STATUS_FORBIDDEN, GB_MCP_ERROR_TRANSPORT,
                  "Forbidden: Origin not allowed");
+      return;
+    }
+  if (!gb_mcp_http_host_allowed (soup_message_headers_get_one (headers, "Host")))
+    {
+      set_error (msg, SOUP_STATUS_FORBIDDEN, GB_MCP_ERROR_TRANSPORT,
+                 "Forbidden: Host not allowed");
       return;
     }
   if (strcmp (method, "POST") != 0 && strcmp (method, "GET") != 0 &&
@@ -466,7 +455,7 @@ new_session (GbMcpHttp *http,
   id = gg_secure_token_hex (16, &error);
   if (id == NULL)
     {
-      g_warning ("MCP HTTP: no session id: %s", error->message);
+      g_warning (_("MCP over HTTP: cannot make a session id: %s"), error->message);
       set_error (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, GB_MCP_ERROR_TRANSPORT,
                  "Internal Server Error: cannot make a session id");
       return NULL;
@@ -501,7 +490,7 @@ handle_post (GbMcpHttp         *http,
                  "Unsupported Media Type: the body must be application/json");
       return;
     }
-  parse_accept (headers, &json_ok, &sse_ok);
+  gb_mcp_http_parse_accept (soup_message_headers_get_list (headers, "Accept"), &json_ok, &sse_ok);
   if (!json_ok && !sse_ok)
     {
       set_error (msg, SOUP_STATUS_NOT_ACCEPTABLE, GB_MCP_ERROR_TRANSPORT,
@@ -551,9 +540,8 @@ handle_post (GbMcpHttp         *http,
       return;
     }
 
-  exchange = exchange_new (msg);
+  exchange = exchange_new (http, msg);
   exchange->sse_ok = sse_ok;
-  g_signal_connect (msg, "finished", G_CALLBACK (on_exchange_finished), exchange);
   g_ptr_array_add (((HttpSession *) session->transport_data)->posts, exchange_ref (exchange));
   if (created)
     soup_message_headers_replace (soup_server_message_get_response_headers (msg),
@@ -586,7 +574,7 @@ handle_get (GbMcpHttp         *http,
   gboolean json_ok, sse_ok;
   static const char hello[] = ": gamegate MCP event stream\n\n";
 
-  parse_accept (headers, &json_ok, &sse_ok);
+  gb_mcp_http_parse_accept (soup_message_headers_get_list (headers, "Accept"), &json_ok, &sse_ok);
   if (!sse_ok)
     {
       set_error (msg, SOUP_STATUS_NOT_ACCEPTABLE, GB_MCP_ERROR_TRANSPORT,
@@ -600,9 +588,8 @@ handle_get (GbMcpHttp         *http,
     return;
   session->last_activity = g_get_monotonic_time ();
   hs = session->transport_data;
-  exchange = exchange_new (msg);
+  exchange = exchange_new (http, msg);
   exchange->sse_ok = TRUE;
-  g_signal_connect (msg, "finished", G_CALLBACK (on_exchange_finished), exchange);
   start_stream (exchange);
   /* A comment, so the client sees the headers at once. */
   soup_message_body_append (soup_server_message_get_response_body (msg),
@@ -666,6 +653,8 @@ gb_mcp_http_new (GbMcpServer *server)
   http->server = server;
   http->sessions = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                           (GDestroyNotify) gb_mcp_session_unref);
+  http->idle_us = DEFAULT_SESSION_IDLE_US;
+  http->live = g_hash_table_new_full (NULL, NULL, (GDestroyNotify) exchange_unref, NULL);
   http->soup = soup_server_new ("server-header", "gamegate-mcp ", NULL);
   soup_server_add_early_handler (http->soup, NULL, early_handler, http, NULL);
   soup_server_add_handler (http->soup, NULL, handler, http, NULL);
@@ -707,6 +696,18 @@ gb_mcp_http_listen (GbMcpHttp *http,
 }
 
 /**
+ * gb_mcp_http_set_session_idle_timeout:
+ * @http: the transport
+ * @idle_us: how long an unused session with nothing open lives (µs)
+ */
+void
+gb_mcp_http_set_session_idle_timeout (GbMcpHttp *http,
+                                      gint64     idle_us)
+{
+  http->idle_us = MAX (idle_us, 0);
+}
+
+/**
  * gb_mcp_http_get_port:
  * @http: the transport
  *
@@ -722,15 +723,22 @@ gb_mcp_http_get_port (GbMcpHttp *http)
  * gb_mcp_http_close:
  * @http: the transport
  *
- * Stops listening and drops every connection. The server closed the
- * sessions before.
+ * Stops serving: new requests get 503, and the connections are dropped once
+ * the answers the server gave while closing are out (at most 2 s). The
+ * server closed the sessions before.
  */
 void
 gb_mcp_http_close (GbMcpHttp *http)
 {
   g_hash_table_remove_all (http->sessions);
-  soup_server_disconnect (http->soup);
   http->port = 0;
+  if (http->closing)
+    return;
+  http->closing = TRUE;
+  if (g_hash_table_size (http->live) == 0)
+    soup_server_disconnect (http->soup);
+  else
+    http->disconnect_id = g_timeout_add_seconds (2, disconnect_cb, http);
 }
 
 /**
@@ -740,6 +748,15 @@ gb_mcp_http_close (GbMcpHttp *http)
 void
 gb_mcp_http_free (GbMcpHttp *http)
 {
+  GHashTableIter iter;
+  gpointer key;
+
+  g_clear_handle_id (&http->disconnect_id, g_source_remove);
+  g_hash_table_iter_init (&iter, http->live);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    ((Exchange *) key)->http = NULL;
+  g_hash_table_unref (http->live);
+  soup_server_disconnect (http->soup);
   g_hash_table_unref (http->sessions);
   g_object_unref (http->soup);
   g_free (http);

@@ -55,6 +55,8 @@ JsonNode     *gb_mcp_message_new_notification (const char *method,
 /* Key of an id in a table: "s:abc" or "i:1", so "1" and 1 differ. */
 char         *gb_mcp_message_id_key           (JsonNode   *id);
 
+typedef struct _GbMcpHttp GbMcpHttp;
+
 /* gb-mcp-session.c: one client: its negotiated state and its running calls. */
 typedef struct _GbMcpSession GbMcpSession;
 
@@ -146,20 +148,32 @@ void          gb_mcp_server_remove_session (GbMcpServer  *self,
                                             GbMcpSession *session);
 void          gb_mcp_server_emit_client_gone (GbMcpServer *self);
 gboolean      gb_mcp_server_is_closed   (GbMcpServer *self);
+/* The HTTP transport, NULL before gb_mcp_server_listen_http(). */
+GbMcpHttp    *gb_mcp_server_get_http    (GbMcpServer *self);
 
 /* gb-mcp-stdio.c */
 GbMcpSession *gb_mcp_stdio_start        (GbMcpServer *server,
                                          GIOStream   *stdio);
 
 /* gb-mcp-http.c */
-typedef struct _GbMcpHttp GbMcpHttp;
 GbMcpHttp    *gb_mcp_http_new           (GbMcpServer *server);
 gboolean      gb_mcp_http_listen        (GbMcpHttp *http,
                                          guint      port,
                                          GError   **error);
 guint         gb_mcp_http_get_port      (GbMcpHttp *http);
+/* An HTTP session unused this long (default 1 h), with no call running and
+ * no stream open, is forgotten: its id then gets 404. */
+void          gb_mcp_http_set_session_idle_timeout (GbMcpHttp *http,
+                                                    gint64     idle_us);
 /* Closes every HTTP session and stops listening. */
 void          gb_mcp_http_close         (GbMcpHttp *http);
 void          gb_mcp_http_free          (GbMcpHttp *http);
+
+/* gb-mcp-http-checks.c */
+gboolean      gb_mcp_http_origin_allowed (const char *origin);
+gboolean      gb_mcp_http_host_allowed   (const char *host);
+void          gb_mcp_http_parse_accept   (const char *accept,
+                                          gboolean   *json_ok,
+                                          gboolean   *sse_ok);
 
 G_END_DECLS

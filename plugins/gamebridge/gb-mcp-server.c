@@ -189,7 +189,10 @@ handle_tools_list (GbMcpServer  *self,
     json_array_add_element (page, json_node_copy (json_array_get_element (all, i)));
   json_object_set_array_member (result, "tools", page);
   if (end < length)
-    json_object_set_string_member (result, "nextCursor", cursor_encode (end));
+    {
+      g_autofree char *next = cursor_encode (end);
+      json_object_set_string_member (result, "nextCursor", next);
+    }
   reply_result (session, exchange, message->id, result);
 }
 
@@ -479,6 +482,18 @@ gboolean
 gb_mcp_server_is_closed (GbMcpServer *self)
 {
   return self->closed;
+}
+
+/**
+ * gb_mcp_server_get_http:
+ * @self: a server
+ *
+ * Returns: (transfer none) (nullable): the HTTP transport, if listening
+ */
+GbMcpHttp *
+gb_mcp_server_get_http (GbMcpServer *self)
+{
+  return self->http;
 }
 
 /* ---- public API ---------------------------------------------------------- */

@@ -18,6 +18,7 @@ typedef struct {
   GbMcpServer    *server;        /* not owned: the server outlives its sessions' use */
   GbMcpSession   *session;       /* not owned: it owns us */
   GgFramedStream *stream;
+  GIOStream      *io;
   gboolean        input_closed;
   gboolean        gone;          /* client-gone is on its way */
 } Stdio;
@@ -29,6 +30,7 @@ stdio_free (gpointer data)
 
   g_signal_handlers_disconnect_by_data (stdio->stream, stdio);
   g_object_unref (stdio->stream);
+  g_object_unref (stdio->io);
   g_free (stdio);
 }
 
@@ -94,13 +96,46 @@ stdio_finish (GbMcpSession *session,
   maybe_gone (session);
 }
 
+typedef struct {
+  GgFramedStream *stream;
+  GIOStream      *io;
+  guint           ticks;
+} Closing;
+
+static void
+closing_free (gpointer data)
+{
+  Closing *closing = data;
+
+  g_object_unref (closing->stream);
+  g_object_unref (closing->io);
+  g_free (closing);
+}
+
+/* The framed stream closes the streams itself once its cancelled read has
+ * come back and the output is written; it must live until then, after the
+ * session that owned it is gone. Bounded: a stuck write is given up. */
+static gboolean
+closing_tick (gpointer data)
+{
+  Closing *closing = data;
+
+  if (g_io_stream_is_closed (closing->io) || ++closing->ticks > 500)
+    return G_SOURCE_REMOVE;
+  return G_SOURCE_CONTINUE;
+}
+
 static void
 stdio_close (GbMcpSession *session)
 {
   Stdio *stdio = session->transport_data;
+  Closing *closing = g_new0 (Closing, 1);
 
   /* Writes what is queued, then closes both directions. */
   gg_framed_stream_close (stdio->stream);
+  closing->stream = g_object_ref (stdio->stream);
+  closing->io = g_object_ref (stdio->io);
+  g_timeout_add_full (G_PRIORITY_DEFAULT, 10, closing_tick, closing, closing_free);
 }
 
 static const GbMcpTransport stdio_transport = {
@@ -181,6 +216,7 @@ gb_mcp_stdio_start (GbMcpServer *server,
   GbMcpSession *session;
 
   stdio->server = server;
+  stdio->io = g_object_ref (io);
   stdio->stream = gg_framed_stream_new_for_io_stream (io, GG_FRAMING_NEWLINE);
   gg_framed_stream_set_max_message_size (stdio->stream, GB_MCP_MAX_MESSAGE_SIZE);
   session = gb_mcp_session_new (server, &stdio_transport, stdio, stdio_free);
