@@ -666,6 +666,7 @@ spawn (GTask *task,
   g_autoptr(GError) error = NULL;
   Instance *inst = g_rc_box_new0 (Instance);
   GInputStream *stdout_pipe;
+  const char *identifier;
 
   inst->launcher = self;
   inst->port = port;
@@ -700,7 +701,10 @@ spawn (GTask *task,
       fail_launch (task, why);
       return;
     }
-  inst->pid = g_ascii_strtoll (g_subprocess_get_identifier (inst->proc), NULL, 10);
+  /* GIO reaps children from its worker thread: a child that already exited
+   * has no identifier any more (and nothing left to signal). */
+  identifier = g_subprocess_get_identifier (inst->proc);
+  inst->pid = identifier != NULL ? g_ascii_strtoll (identifier, NULL, 10) : 0;
   g_hash_table_replace (self->instances, GUINT_TO_POINTER (port), instance_ref (inst));
   g_debug ("Launched %s (pid %" G_GINT64_FORMAT ") on port %u, log %s", inst->command_text, inst->pid, port,
            inst->log_file);
