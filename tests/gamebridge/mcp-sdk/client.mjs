@@ -12,6 +12,18 @@ if (!command) {
 
 const transport = new StdioClientTransport({ command, args, stderr: "inherit" });
 const client = new Client({ name: "gamegate-sdk-test", version: "1.0.0" });
+// The SDK runs notification handlers a microtask late, and forgets a
+// request's progress handler as soon as its response is read: progress that
+// arrives in the same read as the response reaches onerror instead. Count it
+// as received.
+let lateProgress = 0;
+const errors = [];
+client.onerror = (e) => {
+  if (/progress notification for an unknown token/.test(String(e?.message ?? e)))
+    lateProgress++;
+  else
+    errors.push(String(e?.message ?? e));
+};
 await client.connect(transport);
 
 const listed = await client.listTools();
@@ -37,6 +49,8 @@ console.log(JSON.stringify({
   echo: echo.structuredContent,
   failIsError: fail.isError === true,
   progress,
+  progressReceived: progress.length + lateProgress,
   unknownTool,
+  errors,
 }));
 await client.close();
