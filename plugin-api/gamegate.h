@@ -7,6 +7,7 @@
 #define GAMEGATE_INSIDE
 #include "gg-agent-turn.h"
 #include "gg-bus.h"
+#include "gg-composite-tool.h"
 #include "gg-config.h"
 #include "gg-framed-stream.h"
 #include "gg-frontend.h"

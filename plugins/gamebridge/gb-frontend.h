@@ -1,0 +1,18 @@
+/* gb-frontend.h: the `mcp` front end (plugin-internal).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gamegate.h>
+
+G_BEGIN_DECLS
+
+#define GB_TYPE_FRONTEND (gb_frontend_get_type ())
+G_DECLARE_FINAL_TYPE (GbFrontend, gb_frontend, GB, FRONTEND, GObject)
+
+GbFrontend *gb_frontend_new           (GgBus *bus,
+                                       guint  http_port);
+guint       gb_frontend_get_http_port (GbFrontend *self);
+
+G_END_DECLS

@@ -1,0 +1,192 @@
+/* gb-mcp-client.c: a spawned `gamegate mcp` and an MCP client over its pipes. */
+#include "config.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <string.h>
+
+#include "gb-mcp-client.h"
+
+#define READ_MS 30000
+
+static void
+rm_rf (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      g_unlink (path);
+    }
+  g_rmdir (dir);
+}
+
+Mcp *
+mcp_start (const char * const *extra_args,
+           const char * const *extra_env)
+{
+  Mcp *mcp = g_new0 (Mcp, 1);
+  g_autoptr(GPtrArray) args = g_ptr_array_new ();
+  g_autoptr(GPtrArray) env = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) init = NULL;
+
+  mcp->registry_dir = g_dir_make_tmp ("gb-registry-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_ptr_array_add (args, (gpointer) "mcp");
+  for (guint i = 0; extra_args != NULL && extra_args[i] != NULL; i++)
+    g_ptr_array_add (args, (gpointer) extra_args[i]);
+  g_ptr_array_add (args, NULL);
+  g_ptr_array_add (env, g_strdup_printf ("GAME_BRIDGE_INSTANCES=%s", mcp->registry_dir));
+  g_ptr_array_add (env, g_strdup ("GAME_BRIDGE_PORT"));
+  g_ptr_array_add (env, g_strdup ("GAME_BRIDGE_HOME"));
+  for (guint i = 0; extra_env != NULL && extra_env[i] != NULL; i++)
+    g_ptr_array_add (env, g_strdup (extra_env[i]));
+  g_ptr_array_add (env, NULL);
+  mcp->process = gg_test_process_spawn ((const char * const *) args->pdata, (const char * const *) env->pdata,
+                                        &error);
+  g_assert_no_error (error);
+  mcp->next_id = 1;
+  init = mcp_request (mcp, "initialize",
+                      "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+                      "\"clientInfo\":{\"name\":\"gb-test\",\"version\":\"1\"}}");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (init, "result"), "protocolVersion"),
+                   ==, "2025-11-25");
+  g_assert_true (gg_test_process_write_line (mcp->process, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+                                             NULL));
+  return mcp;
+}
+
+void
+mcp_free (Mcp *mcp)
+{
+  int status;
+
+  gg_test_process_close_stdin (mcp->process);
+  if (!gg_test_process_wait (mcp->process, gg_test_timeout_ms (20000), &status))
+    {
+      gg_test_process_send_signal (mcp->process, SIGKILL);
+      gg_test_process_wait (mcp->process, 5000, &status);
+      g_error ("gamegate mcp did not exit after stdin closed");
+    }
+  /* A leak or an error report (sanitizers, valgrind) shows in the status. */
+  if (status != 0)
+    g_error ("gamegate mcp exited with %d:\n%s", status, gg_test_process_get_stderr (mcp->process));
+  gg_test_process_free (mcp->process);
+  rm_rf (mcp->registry_dir);
+  g_free (mcp->registry_dir);
+  g_free (mcp);
+}
+
+JsonObject *
+mcp_request (Mcp        *mcp,
+             const char *method,
+             const char *params_json)
+{
+  gint64 id = mcp->next_id++;
+  g_autofree char *line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"method\":\"%s\"%s%s}",
+                                           id, method, params_json != NULL ? ",\"params\":" : "",
+                                           params_json != NULL ? params_json : "");
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (gg_test_process_write_line (mcp->process, line, &error));
+  g_assert_no_error (error);
+  for (;;)
+    {
+      g_autofree char *reply = gg_test_process_read_line (mcp->process, gg_test_timeout_ms (READ_MS), &error);
+      g_autoptr(JsonNode) root = NULL;
+      JsonObject *o;
+
+      if (reply == NULL)
+        g_error ("no answer to %s: %s\nstderr:\n%s", method, error != NULL ? error->message : "EOF",
+                 gg_test_process_get_stderr (mcp->process));
+      root = gg_json_parse (reply, -1, 256, &error);
+      g_assert_no_error (error);
+      o = json_node_get_object (root);
+      if (!json_object_has_member (o, "id"))
+        {
+          if (g_strcmp0 (json_object_get_string_member_with_default (o, "method", ""), "notifications/progress") == 0)
+            mcp->progress_seen++;
+          continue;
+        }
+      if (json_object_get_int_member (o, "id") != id)
+        g_error ("unexpected reply to %s: %s", method, reply);
+      return json_object_ref (o);
+    }
+}
+
+JsonObject *
+mcp_call (Mcp        *mcp,
+          const char *tool,
+          const char *arguments_json)
+{
+  g_autofree char *params = g_strdup_printf ("{\"name\":\"%s\",\"arguments\":%s}", tool,
+                                             arguments_json != NULL ? arguments_json : "{}");
+  g_autoptr(JsonObject) response = mcp_request (mcp, "tools/call", params);
+
+  if (!json_object_has_member (response, "result"))
+    {
+      g_autofree char *text = gg_json_object_to_string (response);
+
+      g_error ("tools/call %s: %s", tool, text);
+    }
+  return json_object_ref (json_object_get_object_member (response, "result"));
+}
+
+JsonObject *
+mcp_call_ok (Mcp        *mcp,
+             const char *tool,
+             const char *arguments_json)
+{
+  g_autoptr(JsonObject) result = mcp_call (mcp, tool, arguments_json);
+
+  if (json_object_get_boolean_member_with_default (result, "isError", FALSE))
+    {
+      g_autofree char *text = gg_json_object_to_string (result);
+
+      g_error ("%s(%s) failed: %s", tool, arguments_json, text);
+    }
+  return json_object_ref (json_object_get_object_member (result, "structuredContent"));
+}
+
+char *
+mcp_call_error (Mcp        *mcp,
+                const char *tool,
+                const char *arguments_json)
+{
+  g_autoptr(JsonObject) result = mcp_call (mcp, tool, arguments_json);
+  JsonArray *content;
+
+  if (!json_object_get_boolean_member_with_default (result, "isError", FALSE))
+    {
+      g_autofree char *text = gg_json_object_to_string (result);
+
+      g_error ("%s(%s) should have failed: %s", tool, arguments_json, text);
+    }
+  content = json_object_get_array_member (result, "content");
+  return g_strdup (json_object_get_string_member (json_array_get_object_element (content, 0), "text"));
+}
+
+gboolean
+pid_alive (gint64 pid)
+{
+  return kill ((pid_t) pid, 0) == 0 || errno != ESRCH;
+}
+
+/* A port nothing listens on (bound, then released). */
+guint
+free_port (void)
+{
+  g_autoptr(GSocket) socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
+  g_autoptr(GSocketAddress) bound = NULL;
+
+  g_assert_true (g_socket_bind (socket, address, FALSE, NULL));
+  bound = g_socket_get_local_address (socket, NULL);
+  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+}

@@ -1,0 +1,40 @@
+/* gb-mcp-client.h: a spawned `gamegate mcp` and an MCP client over its
+ * pipes, for the gamebridge tests and benchmark. */
+#pragma once
+
+#include "gg-test-util.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  GgTestProcess *process;
+  gint64 next_id;
+  char *registry_dir;
+  guint progress_seen;
+} Mcp;
+
+Mcp        *mcp_start        (const char * const *extra_args,
+                              const char * const *extra_env);
+void        mcp_free         (Mcp *mcp);
+/* Sends a request and returns its response (notifications on the way are counted). */
+JsonObject *mcp_request      (Mcp        *mcp,
+                              const char *method,
+                              const char *params_json);
+/* tools/call: the CallToolResult. */
+JsonObject *mcp_call         (Mcp        *mcp,
+                              const char *tool,
+                              const char *arguments_json);
+/* tools/call that must succeed: its structuredContent. */
+JsonObject *mcp_call_ok      (Mcp        *mcp,
+                              const char *tool,
+                              const char *arguments_json);
+/* tools/call that must fail: its text. */
+char       *mcp_call_error   (Mcp        *mcp,
+                              const char *tool,
+                              const char *arguments_json);
+gboolean    pid_alive        (gint64 pid);
+guint       free_port        (void);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Mcp, mcp_free)
+
+G_END_DECLS
