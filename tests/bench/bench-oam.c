@@ -30,7 +30,9 @@
 
 #define PINGS          200000
 #define SESSIONS       64
-#define TURNS          20000
+#define TURN_ROUNDS    40     /* of 64 sessions x 8 turns: 20,480 turns */
+#define TURNS_SHORT    8
+#define TURNS_LONG     128    /* one round: history grows to 512 entries */
 #define IDLE_SESSIONS  10000
 #define SPAWNS         20
 
@@ -252,14 +254,17 @@ answer_tools (Bridge *bridge, const char *line, gsize len, gpointer user_data)
   return --run->left == 0;
 }
 
+/* Rounds of @sessions fresh sessions running @per_session turns each, all
+ * pipelined; a round's sessions are deleted once its turns are answered.
+ * Returns turns per second over everything but the first round's creates. */
 static double
-bench_turns (void)
+bench_turns (guint rounds, guint sessions, guint per_session)
 {
   Bridge *bridge = bridge_spawn (NULL);
   g_autoptr(GString) script = g_string_new ("[");
-  guint per_session = (TURNS + SESSIONS - 1) / SESSIONS;
-  TurnRun run = { TURNS, 0 };
-  gint64 t0;
+  g_autoptr(GString) creates = g_string_new (NULL);
+  TurnRun run = { 0, 0 };
+  gint64 t0 = 0;
   double seconds;
 
   /* Each turn plays two steps: the tool round, then the answer. */
@@ -267,26 +272,39 @@ bench_turns (void)
     g_string_append_printf (script, "%s{\"toolCalls\":[{\"name\":\"stock\",\"arguments\":{\"item\":\"sword\"}}]},"
                             "{\"template\":\"We have {toolOutput}.\"}", i ? "," : "");
   g_string_append (script, "]");
-  for (guint s = 0; s < SESSIONS; s++)
-    g_string_append_printf (bridge->to_send,
-                            "{\"jsonrpc\":\"2.0\",\"id\":\"c%u\",\"method\":\"session/create\",\"params\":{\"session\":\"s%u\","
-                            "\"tools\":[{\"name\":\"stock\",\"description\":\"Stock of an item.\",\"parameters\":{\"type\":\"object\","
-                            "\"properties\":{\"item\":{\"type\":\"string\"}},\"required\":[\"item\"]}}],"
-                            "\"model\":{\"type\":\"scripted\",\"steps\":%s}}}\n", s, s, script->str);
-  wait_responses (bridge, SESSIONS);
-
-  for (guint i = 0; i < TURNS; i++)
-    g_string_append_printf (bridge->to_send,
-                            "{\"jsonrpc\":\"2.0\",\"id\":%u,\"method\":\"session/respond\",\"params\":{\"session\":\"s%u\",\"prompt\":\"Swords?\"}}\n",
-                            i, i % SESSIONS);
-  t0 = g_get_monotonic_time ();
-  if (!bridge_pump (bridge, answer_tools, &run))
-    exit (1);
+  for (guint r = 0; r < rounds; r++)
+    {
+      g_string_truncate (creates, 0);
+      for (guint s = 0; s < sessions; s++)
+        g_string_append_printf (bridge->to_send,
+                                "{\"jsonrpc\":\"2.0\",\"id\":\"c%u\",\"method\":\"session/create\",\"params\":{\"session\":\"r%us%u\","
+                                "\"tools\":[{\"name\":\"stock\",\"description\":\"Stock of an item.\",\"parameters\":{\"type\":\"object\","
+                                "\"properties\":{\"item\":{\"type\":\"string\"}},\"required\":[\"item\"]}}],"
+                                "\"model\":{\"type\":\"scripted\",\"steps\":%s}}}\n", s, r, s, script->str);
+      if (r == 0)
+        {
+          wait_responses (bridge, sessions);
+          t0 = g_get_monotonic_time ();
+        }
+      for (guint i = 0; i < sessions * per_session; i++)
+        g_string_append_printf (bridge->to_send,
+                                "{\"jsonrpc\":\"2.0\",\"id\":%u,\"method\":\"session/respond\",\"params\":{\"session\":\"r%us%u\",\"prompt\":\"Swords?\"}}\n",
+                                i, r, i % sessions);
+      /* Later rounds' creates are answered before their turns. */
+      run.left = sessions * per_session + (r == 0 ? 0 : sessions);
+      if (!bridge_pump (bridge, answer_tools, &run))
+        exit (1);
+      for (guint s = 0; s < sessions; s++)
+        g_string_append_printf (bridge->to_send,
+                                "{\"jsonrpc\":\"2.0\",\"id\":\"d%u\",\"method\":\"session/delete\",\"params\":{\"session\":\"r%us%u\"}}\n",
+                                s, r, s);
+      wait_responses (bridge, sessions);
+    }
   seconds = (g_get_monotonic_time () - t0) / 1e6;
-  if (run.tool_calls != TURNS)
-    g_printerr ("bench-oam: %u tool calls for %u turns\n", run.tool_calls, TURNS);
+  if (run.tool_calls != rounds * sessions * per_session)
+    g_printerr ("bench-oam: %u tool calls for %u turns\n", run.tool_calls, rounds * sessions * per_session);
   bridge_finish (bridge);
-  return TURNS / seconds;
+  return rounds * sessions * per_session / seconds;
 }
 
 /* -- memory per idle session --------------------------------------------- */
@@ -362,19 +380,21 @@ bench_startup (double *median, double *min, double *max)
 int
 main (int argc, char **argv)
 {
-  double pings, turns, per_session, median, min, max;
+  double pings, turns, turns_long, per_session, median, min, max;
   long before, after;
 
   signal (SIGPIPE, SIG_IGN);
   pings = bench_ping ();
-  turns = bench_turns ();
+  turns = bench_turns (TURN_ROUNDS, SESSIONS, TURNS_SHORT);
+  turns_long = bench_turns (1, SESSIONS, TURNS_LONG);
   per_session = bench_idle_sessions (&before, &after);
   bench_startup (&median, &min, &max);
 
   printf ("oam bridge over stdio (%s)\n", gamegate_bin ());
   printf ("%-46s %14s %14s\n", "measure", "figure", "aim");
   printf ("%-46s %12.0f/s %14s\n", "pipelined ping (" G_STRINGIFY (PINGS) " messages)", pings, ">= 100000/s");
-  printf ("%-46s %12.0f/s %14s\n", "respond + 1 tool round (" G_STRINGIFY (TURNS) " turns, 64 sessions)", turns, ">= 10000/s");
+  printf ("%-46s %12.0f/s %14s\n", "respond + 1 tool round (64 sessions x 8 turns)", turns, ">= 10000/s");
+  printf ("%-46s %12.0f/s\n", "  same, 128 turns per session (long history)", turns_long);
   printf ("%-46s %10.0f B    %14s\n", "RSS per idle session (" G_STRINGIFY (IDLE_SESSIONS) " sessions)", per_session, "< 8192 B");
   printf ("%-46s %12ld KiB / %ld KiB\n", "  VmRSS before / after", before, after);
   printf ("%-46s %11.2f ms %14s\n", "spawn to initialize answer (median of " G_STRINGIFY (SPAWNS) ")", median, "< 20 ms");
