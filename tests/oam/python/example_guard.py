@@ -66,9 +66,11 @@ async def run_guard(gamegate: str, show=print) -> dict:
                                      on_text=lambda text: show(f"  … {text}"),
                                      on_event=on_event)
         show(f"guard: {result['text']}")
-        return result
     finally:
-        await bridge.close()
+        status = await bridge.close()
+    if status != 0:
+        raise RuntimeError(f"gamegate exited with status {status}")
+    return result
 
 
 def main() -> int:

@@ -159,7 +159,10 @@ class Bridge:
         if params is not None:
             message["params"] = params
         try:
-            await self._send(message)
+            try:
+                await self._send(message)
+            except (BrokenPipeError, ConnectionResetError) as error:
+                raise BridgeError(-32023, "The bridge is gone.", {"code": "shut_down"}) from error
             return await future
         finally:
             self._pending.pop(request_id, None)
@@ -223,7 +226,10 @@ class Bridge:
             reply = {"id": request_id, "error": {"code": -32000, "message": str(error)}}
         finally:
             self._tool_tasks.pop(request_id, None)
-        await self._send(reply)
+        try:
+            await self._send(reply)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the bridge is gone; nobody waits for the output any more
 
     # -- receiving ---------------------------------------------------------
 
@@ -286,7 +292,12 @@ class Bridge:
                     break
                 if not line.strip():
                     continue
-                self._dispatch(json.loads(line))
+                try:
+                    message = json.loads(line)
+                except ValueError:
+                    continue  # not protocol output; the bridge never sends it
+                if isinstance(message, dict):
+                    self._dispatch(message)
         finally:
             self._closed = True
             gone = BridgeError(-32023, "The bridge closed its output.", {"code": "shut_down"})
