@@ -6,6 +6,9 @@
  * - call_tool set_score: a command and its confirmation (the game applies
  *   commands on its next frame, so this measures the game's tick too).
  * - list_instances over the default scan range with nothing listening.
+ * - resident memory of `gamegate mcp` with 16 live instances it launched
+ *   from the build-tree gamebridge.json (VmRSS from /proc), in total and
+ *   per instance over the idle figure.
  * Prints figures; asserts nothing about speed. Runs well under 20 s.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -14,12 +17,15 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gb-mcp-client.h"
 #include "refgame-driver.h"
 
 #define HEALTH_CALLS  1000
 #define COMMAND_CALLS 100
+#define LIVE_INSTANCES 16
+#define LAUNCH_CONFIG GG_TOP_BUILDDIR "/tests/refgame/gamebridge.json"
 
 static int
 compare (gconstpointer a,
@@ -67,6 +73,74 @@ bench_call (Mcp        *mcp,
       g_array_append_val (out, dt);
     }
   report (what, out, g_get_monotonic_time () - start);
+}
+
+/* VmRSS of @pid in KiB, from /proc/<pid>/status (Linux); -1 when unknown. */
+static gint64
+rss_kib (const char *pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%s/status", pid);
+  g_autofree char *text = NULL;
+  const char *line;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL) || (line = strstr (text, "\nVmRSS:")) == NULL)
+    return -1;
+  return g_ascii_strtoll (line + strlen ("\nVmRSS:"), NULL, 10);
+}
+
+/* `gamegate mcp` launching LIVE_INSTANCES reference games, each then used
+ * once through call_tool (so its connector, manifest and state are loaded),
+ * and its resident memory before and after. */
+static void
+bench_memory (void)
+{
+  const char *args[] = { "--launch-config", LAUNCH_CONFIG, "--no-scan", NULL };
+  g_autoptr(Mcp) mcp = mcp_start (args, NULL);
+  const char *pid = gg_test_process_get_pid (mcp->process);
+  g_autoptr(JsonObject) listed = NULL;
+  gint64 pids[LIVE_INSTANCES];
+  gint64 idle, live, start, launch_us, list_us, stop_us;
+
+  /* The idle figure after one tool call, so it counts the MCP and bus setup. */
+  listed = mcp_call_ok (mcp, "list_instances", "{}");
+  idle = rss_kib (pid);
+
+  start = g_get_monotonic_time ();
+  for (guint i = 0; i < LIVE_INSTANCES; i++)
+    {
+      g_autoptr(JsonObject) r = mcp_call_ok (mcp, "launch_instance", "{}");
+      g_autofree char *call = g_strdup_printf ("{\"name\":\"spawn\",\"port\":%" G_GINT64_FORMAT
+                                               ",\"arguments\":{\"kind\":\"steel\"}}",
+                                               json_object_get_int_member (r, "port"));
+      g_autofree char *state = g_strdup_printf ("{\"name\":\"get_state\",\"port\":%" G_GINT64_FORMAT "}",
+                                                json_object_get_int_member (r, "port"));
+      g_autoptr(JsonObject) spawned = mcp_call_ok (mcp, "call_tool", call);
+      g_autoptr(JsonObject) got = mcp_call_ok (mcp, "call_tool", state);
+
+      pids[i] = json_object_get_int_member (r, "pid");
+    }
+  launch_us = g_get_monotonic_time () - start;
+
+  start = g_get_monotonic_time ();
+  g_clear_pointer (&listed, json_object_unref);
+  listed = mcp_call_ok (mcp, "list_instances", "{}");
+  list_us = g_get_monotonic_time () - start;
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (listed, "live")), ==, LIVE_INSTANCES);
+  live = rss_kib (pid);
+
+  printf ("%-36s %6.1f ms per instance (launch, spawn, get_state)\n", "launch_instance x16",
+          launch_us / 1000.0 / LIVE_INSTANCES);
+  printf ("%-36s %6.2f ms\n", "list_instances, 16 live (registry)", list_us / 1000.0);
+  printf ("%-36s idle %6.1f MiB  16 live %6.1f MiB  per instance %6.1f KiB\n", "gamegate mcp RSS (VmRSS)",
+          idle / 1024.0, live / 1024.0, (double) (live - idle) / LIVE_INSTANCES);
+
+  /* stdin EOF stops every instance it launched. */
+  start = g_get_monotonic_time ();
+  g_clear_pointer (&mcp, mcp_free);
+  stop_us = g_get_monotonic_time () - start;
+  printf ("%-36s %6.1f ms\n", "exit on stdin EOF, stopping 16", stop_us / 1000.0);
+  for (guint i = 0; i < LIVE_INSTANCES; i++)
+    g_assert_false (pid_alive (pids[i]));
 }
 
 int
@@ -120,5 +194,7 @@ main (int   argc,
       g_array_append_val (listing, dt);
     }
   report ("list_instances, default range, empty", listing, g_get_monotonic_time () - start);
+
+  bench_memory ();
   return EXIT_SUCCESS;
 }
