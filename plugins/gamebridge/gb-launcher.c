@@ -311,7 +311,10 @@ forget (GbLauncher *self,
 
 /* ---- choosing a port ------------------------------------------------------ */
 
-/* Nothing bound to the port: we can bind it ourselves. */
+/* Nothing bound to the port: we can bind it ourselves. With SO_REUSEADDR,
+ * as the game's own listener will have it: a listening socket still blocks
+ * the bind, but the TIME_WAIT left by a game that just closed on this port
+ * does not, so a freshly stopped instance's port is free again at once. */
 static gboolean
 port_bindable (guint port)
 {
@@ -320,7 +323,7 @@ port_bindable (guint port)
   g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
   g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, port);
 
-  return socket != NULL && g_socket_bind (socket, address, FALSE, NULL);
+  return socket != NULL && g_socket_bind (socket, address, TRUE, NULL);
 }
 
 static guint

@@ -1,6 +1,7 @@
 /* gb-plugin.c: the gamebridge plugin: the game-bridge MCP front end (`mcp`),
  * the HTTP game connector and the launcher. Config group [gamebridge]:
- * `http-port` (daemon MCP port on 127.0.0.1, default 7700).
+ * `http-port` (daemon MCP port on 127.0.0.1, default 7700, or
+ * $GAME_BRIDGE_HTTP_PORT).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -17,8 +18,19 @@ gamebridge_setup (GgPlugin *plugin,
   g_autoptr(GbFrontend) frontend = NULL;
   gint64 http_port = DEFAULT_HTTP_PORT;
 
+  const char *env_port = g_getenv ("GAME_BRIDGE_HTTP_PORT");
+  guint64 default_port = DEFAULT_HTTP_PORT;
+
+  /* GAME_BRIDGE_HTTP_PORT (0 = any free port) stands in for an absent
+   * `http-port`, like the other GAME_BRIDGE_* variables do for options; the
+   * tests use it so parallel daemons never race for 7700. */
+  if (env_port != NULL && !g_ascii_string_to_unsigned (env_port, 10, 0, 65535, &default_port, NULL))
+    {
+      g_warning ("Ignoring GAME_BRIDGE_HTTP_PORT=%s: not a port number", env_port);
+      default_port = DEFAULT_HTTP_PORT;
+    }
   if (!gg_config_get_int (gg_plugin_get_config (plugin), "gamebridge", "http-port", 0, 65535,
-                          DEFAULT_HTTP_PORT, &http_port, error))
+                          (gint64) default_port, &http_port, error))
     return FALSE;
   frontend = gb_frontend_new (gg_plugin_get_bus (plugin), (guint) http_port);
   gg_plugin_add_frontend (plugin, GG_FRONTEND (frontend));

@@ -7,6 +7,8 @@
 
 #include "gg-test-util.h"
 
+#include <glib/gstdio.h>
+
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,8 +121,40 @@ struct _GgTestProcess {
   GString *stderr_text;
   gboolean stderr_done;
   gboolean exited;
+  char *runtime_dir;      /* a private $XDG_RUNTIME_DIR, or NULL */
   char stderr_buffer[4096];
 };
+
+static gboolean
+env_sets (const char * const *env,
+          const char         *key)
+{
+  gsize key_len = strlen (key);
+
+  for (guint i = 0; env != NULL && env[i] != NULL; i++)
+    if (strncmp (env[i], key, key_len) == 0 && (env[i][key_len] == '=' || env[i][key_len] == '\0'))
+      return TRUE;
+  return FALSE;
+}
+
+/* Removes a private runtime directory and whatever sockets the daemon left. */
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
 
 static void read_stderr (GgTestProcess *process);
 
@@ -210,12 +244,28 @@ gg_test_process_spawn (const char * const *args,
         }
     }
 
+  /* Daemons started by tests running in parallel must not meet on the same
+   * Unix socket: each gets its own runtime directory unless the test says. */
+  g_autofree char *runtime_dir = NULL;
+  if (!env_sets (env, "XDG_RUNTIME_DIR"))
+    {
+      runtime_dir = g_dir_make_tmp ("gg-test-run-XXXXXX", error);
+      if (runtime_dir == NULL)
+        return NULL;
+      g_subprocess_launcher_setenv (launcher, "XDG_RUNTIME_DIR", runtime_dir, TRUE);
+    }
+
   g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
   subprocess = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, error);
   if (subprocess == NULL)
-    return NULL;
+    {
+      if (runtime_dir != NULL)
+        remove_tree (runtime_dir);
+      return NULL;
+    }
 
   process = g_new0 (GgTestProcess, 1);
+  process->runtime_dir = g_steal_pointer (&runtime_dir);
   process->subprocess = subprocess;
   process->stdin_pipe = g_object_ref (g_subprocess_get_stdin_pipe (subprocess));
   process->stdout_data = g_data_input_stream_new (g_subprocess_get_stdout_pipe (subprocess));
@@ -388,6 +438,9 @@ gg_test_process_free (GgTestProcess *process)
   g_object_unref (process->stderr_cancellable);
   g_object_unref (process->subprocess);
   g_string_free (process->stderr_text, TRUE);
+  if (process->runtime_dir != NULL)
+    remove_tree (process->runtime_dir);
+  g_free (process->runtime_dir);
   g_free (process);
 }
 
