@@ -288,11 +288,35 @@ test_bridge_drives_http_game (void)
   g_rmdir (dir);
 }
 
+/* A broken `[gamebridge] ports` stops gamegate with a configuration error. */
+static void
+test_bad_ports (void)
+{
+  const char *specs[] = { "7777-", "0", "abc", "8000-7000", "1-65535", "7777,,7778" };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (specs); i++)
+    {
+      g_autofree char *dir = g_dir_make_tmp ("gg-gabp-mcp-XXXXXX", NULL);
+      g_autofree char *text = g_strdup_printf ("[gamebridge]\nports=%s\n[gabp]\nserver=false\n", specs[i]);
+      g_autofree char *conf = write_config (dir, text);
+      const char *args[] = { "--config", conf, "serve", NULL };
+      g_autofree char *out = NULL;
+      g_autofree char *err = NULL;
+      int status = gg_test_run (args, NULL, NULL, &out, &err);
+
+      g_assert_cmpint (status, ==, 2);
+      g_assert_nonnull (strstr (err, "ports"));
+      g_remove (conf);
+      g_rmdir (dir);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/gabp/mcp/agent", test_agent);
   g_test_add_func ("/gabp/mcp/bridge-drives-http-game", test_bridge_drives_http_game);
+  g_test_add_func ("/gabp/mcp/bad-ports", test_bad_ports);
   return g_test_run ();
 }
