@@ -104,6 +104,10 @@ test_agent (void)
   g_autoptr(JsonObject) second = NULL;
   g_autoptr(JsonObject) recent = NULL;
   g_autoptr(JsonObject) later = NULL;
+  g_autoptr(JsonObject) third = NULL;
+  g_autoptr(JsonObject) fourth = NULL;
+  g_autoptr(JsonObject) quiet = NULL;
+  g_autoptr(JsonObject) loud = NULL;
   g_autofree char *position = NULL;
   g_autofree char *since = NULL;
   JsonObject *result;
@@ -175,6 +179,23 @@ test_agent (void)
                    "world/tick");
   g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (events, 0), "seq"), ==,
                    json_object_get_int_member (second, "seq") + 1);
+
+  /* The client's logging level applies: a tick while at "warning" is not
+   * logged, though the events tool keeps it. */
+  third = next_tick_log (mcp);
+  g_assert_cmpint (json_object_get_int_member (third, "seq"), ==, json_object_get_int_member (second, "seq") + 1);
+  quiet = mcp_request (mcp, "logging/setLevel", "{\"level\":\"warning\"}");
+  g_assert_true (json_object_has_member (quiet, "result"));
+  g_clear_pointer (&ticks, json_object_unref);
+  ticks = mcp_call_ok (mcp, "call_tool",
+                       "{\"instance\":\"gabp:ref\",\"name\":\"world/emit_ticks\",\"arguments\":{\"count\":1}}");
+  loud = mcp_request (mcp, "logging/setLevel", "{\"level\":\"info\"}");
+  g_assert_true (json_object_has_member (loud, "result"));
+  g_clear_pointer (&ticks, json_object_unref);
+  ticks = mcp_call_ok (mcp, "call_tool",
+                       "{\"instance\":\"gabp:ref\",\"name\":\"world/emit_ticks\",\"arguments\":{\"count\":1}}");
+  fourth = next_tick_log (mcp);
+  g_assert_cmpint (json_object_get_int_member (fourth, "seq"), ==, json_object_get_int_member (second, "seq") + 3);
 
   g_clear_pointer (&mcp, mcp_free);
   g_remove (conf);
