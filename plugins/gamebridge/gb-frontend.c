@@ -1,6 +1,10 @@
 /* gb-frontend.c: the `mcp` front end: `gamegate mcp` on stdio, and in daemon
  * mode Streamable HTTP on 127.0.0.1 (config `[gamebridge] http-port`, 7700).
  *
+ * Every bus target's events go to the MCP clients as `notifications/message`
+ * (logger `gamegate/<target id>`); in daemon mode the configured game ports
+ * are put on the bus at start.
+ *
  * On the way out (stdin closed, SIGINT/SIGTERM, daemon stop) every launched
  * instance is closed, then terminated: the bus's `shutdown` is held until
  * that is done.
@@ -17,13 +21,16 @@
 #define INSTRUCTIONS \
   "Drive running game instances over their localhost debug HTTP surface. Start with list_instances " \
   "(or launch_instance), then list_toolsets and describe_toolset for the instance's port, then call_tool. " \
-  "Every tool takes port; call_tool waits until the command was applied and returns the state after it."
+  "Every tool takes port; call_tool waits until the command was applied and returns the state after it. " \
+  "Instances' events arrive as log messages (logger gamegate/<instance>); GABP instances (gabp:...) also " \
+  "return their recent events through call_tool with tool gamegate/events and a since cursor."
 
 struct _GbFrontend {
   GObject parent_instance;
 
   GgBus *bus;
   guint http_port;
+  GArray *ports;             /* nullable: [gamebridge] ports */
   GbOptions options;
   GOptionEntry *entries;
   GbBridge *bridge;
@@ -32,6 +39,7 @@ struct _GbFrontend {
   GCancellable *run_cancellable;
   gulong cancel_handler;
   gulong shutdown_handler;
+  gulong event_handler;
 };
 
 static void gb_frontend_iface_init (GgFrontendInterface *iface);
@@ -42,6 +50,8 @@ G_DEFINE_FINAL_TYPE_WITH_CODE (GbFrontend, gb_frontend, G_TYPE_OBJECT,
 static void
 teardown_server (GbFrontend *self)
 {
+  if (self->bus != NULL)
+    g_clear_signal_handler (&self->event_handler, self->bus);
   if (self->server != NULL)
     {
       g_signal_handlers_disconnect_by_data (self->server, self);
@@ -75,6 +85,7 @@ gb_frontend_finalize (GObject *object)
 
   gb_options_clear (&self->options);
   g_free (self->entries);
+  g_clear_pointer (&self->ports, g_array_unref);
   G_OBJECT_CLASS (gb_frontend_parent_class)->finalize (object);
 }
 
@@ -121,17 +132,20 @@ on_bus_shutdown (GgBus    *bus,
  * gb_frontend_new:
  * @bus: the host's bus
  * @http_port: the daemon's MCP port on 127.0.0.1 (0 = any)
+ * @ports: (nullable): game ports (guint) the daemon puts on the bus at start
  *
  * Returns: (transfer full): the `mcp` front end
  */
 GbFrontend *
-gb_frontend_new (GgBus *bus,
-                 guint  http_port)
+gb_frontend_new (GgBus  *bus,
+                 guint   http_port,
+                 GArray *ports)
 {
   GbFrontend *self = g_object_new (GB_TYPE_FRONTEND, NULL);
 
   self->bus = g_object_ref (bus);
   self->http_port = http_port;
+  self->ports = ports != NULL ? g_array_ref (ports) : NULL;
   self->shutdown_handler = g_signal_connect (bus, "shutdown", G_CALLBACK (on_bus_shutdown), self);
   return self;
 }
@@ -162,6 +176,31 @@ frontend_get_option_group (GgFrontend *frontend)
   return group;
 }
 
+/* A target's event, as an MCP log message every client sees. */
+static void
+on_target_event (GgBus      *bus,
+                 GgTarget   *target,
+                 const char *channel,
+                 guint64     seq,
+                 JsonNode   *payload,
+                 gpointer    user_data)
+{
+  GbFrontend *self = user_data;
+  g_autofree char *logger = g_strdup_printf ("gamegate/%s", gg_target_get_id (target));
+  g_autoptr(JsonObject) data = json_object_new ();
+  g_autoptr(JsonNode) node = NULL;
+
+  if (self->server == NULL)
+    return;
+  json_object_set_string_member (data, "instance", gg_target_get_id (target));
+  json_object_set_string_member (data, "channel", channel);
+  json_object_set_int_member (data, "seq", (gint64) seq);
+  /* The payload is the emitter's: copied, never modified. */
+  json_object_set_member (data, "payload", payload != NULL ? json_node_copy (payload) : json_node_new (JSON_NODE_NULL));
+  node = json_node_init_object (json_node_alloc (), data);
+  gb_mcp_server_log (self->server, "info", logger, node);
+}
+
 static gboolean
 start_bridge (GbFrontend  *self,
               GError     **error)
@@ -173,6 +212,7 @@ start_bridge (GbFrontend  *self,
     return FALSE;
   self->server = gb_mcp_server_new ("gamegate", PACKAGE_VERSION, INSTRUCTIONS, gb_tools_provider (), self->bridge);
   self->bridge->server = self->server;
+  self->event_handler = g_signal_connect (self->bus, "target-event", G_CALLBACK (on_target_event), self);
   return TRUE;
 }
 
@@ -285,6 +325,8 @@ frontend_start_daemon (GgFrontend  *frontend,
       return FALSE;
     }
   g_message (_("MCP over Streamable HTTP on http://127.0.0.1:%u/mcp"), gb_mcp_server_get_http_port (self->server));
+  for (guint i = 0; self->ports != NULL && i < self->ports->len; i++)
+    gb_bridge_ensure_target (self->bridge, g_array_index (self->ports, guint, i));
   return TRUE;
 }
 

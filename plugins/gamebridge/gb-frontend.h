@@ -11,8 +11,9 @@ G_BEGIN_DECLS
 #define GB_TYPE_FRONTEND (gb_frontend_get_type ())
 G_DECLARE_FINAL_TYPE (GbFrontend, gb_frontend, GB, FRONTEND, GObject)
 
-GbFrontend *gb_frontend_new           (GgBus *bus,
-                                       guint  http_port);
+GbFrontend *gb_frontend_new           (GgBus  *bus,
+                                       guint   http_port,
+                                       GArray *ports);
 guint       gb_frontend_get_http_port (GbFrontend *self);
 
 G_END_DECLS

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include "gb-bridge.h"
 #include "gb-frontend.h"
 
 #define DEFAULT_HTTP_PORT 7700
@@ -16,8 +17,10 @@ gamebridge_setup (GgPlugin *plugin,
                   GError  **error)
 {
   g_autoptr(GbFrontend) frontend = NULL;
+  g_autoptr(GArray) ports = NULL;
+  g_autofree char *ports_spec = NULL;
+  GgConfig *config = gg_plugin_get_config (plugin);
   gint64 http_port = DEFAULT_HTTP_PORT;
-
   const char *env_port = g_getenv ("GAME_BRIDGE_HTTP_PORT");
   guint64 default_port = DEFAULT_HTTP_PORT;
 
@@ -29,10 +32,21 @@ gamebridge_setup (GgPlugin *plugin,
       g_warning ("Ignoring GAME_BRIDGE_HTTP_PORT=%s: not a port number", env_port);
       default_port = DEFAULT_HTTP_PORT;
     }
-  if (!gg_config_get_int (gg_plugin_get_config (plugin), "gamebridge", "http-port", 0, 65535,
-                          (gint64) default_port, &http_port, error))
+  if (!gg_config_get_int (config, "gamebridge", "http-port", 0, 65535, (gint64) default_port, &http_port, error))
     return FALSE;
-  frontend = gb_frontend_new (gg_plugin_get_bus (plugin), (guint) http_port);
+  ports_spec = gg_config_get_string (config, "gamebridge", "ports", NULL);
+  if (ports_spec != NULL && *ports_spec != '\0')
+    {
+      g_autoptr(GError) local = NULL;
+
+      ports = gb_scan_parse_range (ports_spec, &local);
+      if (ports == NULL)
+        {
+          gg_config_set_invalid (config, "gamebridge", "ports", error, "%s", local->message);
+          return FALSE;
+        }
+    }
+  frontend = gb_frontend_new (gg_plugin_get_bus (plugin), (guint) http_port, ports);
   gg_plugin_add_frontend (plugin, GG_FRONTEND (frontend));
   return TRUE;
 }

@@ -77,9 +77,49 @@ mcp_free (Mcp *mcp)
   if (status != 0)
     g_error ("gamegate mcp exited with %d:\n%s", status, gg_test_process_get_stderr (mcp->process));
   gg_test_process_free (mcp->process);
+  g_queue_clear_full (&mcp->logs, (GDestroyNotify) json_object_unref);
   rm_rf (mcp->registry_dir);
   g_free (mcp->registry_dir);
   g_free (mcp);
+}
+
+static void
+queue_notification (Mcp        *mcp,
+                    JsonObject *o)
+{
+  const char *method = json_object_get_string_member_with_default (o, "method", "");
+
+  if (g_str_equal (method, "notifications/progress"))
+    mcp->progress_seen++;
+  else if (g_str_equal (method, "notifications/message") && json_object_has_member (o, "params"))
+    g_queue_push_tail (&mcp->logs, json_object_ref (json_object_get_object_member (o, "params")));
+}
+
+JsonObject *
+mcp_next_log (Mcp   *mcp,
+              guint  timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) gg_test_timeout_ms (timeout_ms) * 1000;
+
+  while (g_queue_is_empty (&mcp->logs))
+    {
+      gint64 left = (deadline - g_get_monotonic_time ()) / 1000;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *line = NULL;
+      g_autoptr(JsonNode) root = NULL;
+
+      if (left <= 0)
+        return NULL;
+      line = gg_test_process_read_line (mcp->process, (guint) left, &error);
+      if (line == NULL)
+        return NULL;
+      root = gg_json_parse (line, -1, 256, &error);
+      g_assert_no_error (error);
+      if (json_object_has_member (json_node_get_object (root), "id"))
+        g_error ("a response nobody waits for: %s", line);
+      queue_notification (mcp, json_node_get_object (root));
+    }
+  return g_queue_pop_head (&mcp->logs);
 }
 
 JsonObject *
@@ -109,8 +149,7 @@ mcp_request (Mcp        *mcp,
       o = json_node_get_object (root);
       if (!json_object_has_member (o, "id"))
         {
-          if (g_strcmp0 (json_object_get_string_member_with_default (o, "method", ""), "notifications/progress") == 0)
-            mcp->progress_seen++;
+          queue_notification (mcp, o);
           continue;
         }
       if (json_object_get_int_member (o, "id") != id)

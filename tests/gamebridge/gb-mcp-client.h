@@ -11,6 +11,7 @@ typedef struct {
   gint64 next_id;
   char *registry_dir;
   guint progress_seen;
+  GQueue logs;            /* JsonObject: params of notifications/message */
 } Mcp;
 
 Mcp        *mcp_start        (const char * const *extra_args,
@@ -32,6 +33,10 @@ JsonObject *mcp_call_ok      (Mcp        *mcp,
 char       *mcp_call_error   (Mcp        *mcp,
                               const char *tool,
                               const char *arguments_json);
+/* The next notifications/message (its params), read on the way of earlier
+ * requests or waited for; NULL after @timeout_ms. */
+JsonObject *mcp_next_log     (Mcp        *mcp,
+                              guint       timeout_ms);
 gboolean    pid_alive        (gint64 pid);
 guint       free_port        (void);
 
