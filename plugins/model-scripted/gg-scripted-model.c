@@ -15,6 +15,7 @@ struct _GgScriptedModel {
   GPtrArray *steps;          /* GgScriptedStep */
   GgScriptedStep *fallback;
   guint next;                /* the step the next inference plays */
+  GHashTable *entry_bytes;   /* JsonObject (ref) -> EntryBytes, see input_tokens() */
 };
 
 static void gg_scripted_model_iface_init (GgModelInterface *iface);
@@ -90,27 +91,81 @@ string_member_bytes (JsonObject *entry,
   return strlen (json_node_get_string (node));
 }
 
+typedef struct {
+  gsize bytes;
+  guint members;   /* cheap guard against an entry modified in place */
+} EntryBytes;
+
+static gsize
+entry_bytes (JsonObject *entry)
+{
+  JsonNode *calls = json_object_get_member (entry, "toolCalls");
+  gsize bytes = string_member_bytes (entry, "text") + string_member_bytes (entry, "output");
+
+  if (calls != NULL)
+    bytes += json_bytes (calls);
+  return bytes;
+}
+
 /* What the model reads: instructions, the texts of the transcript and the
- * tool calls in it; counted as (bytes + 3) / 4 tokens. */
+ * tool calls in it; counted as (bytes + 3) / 4 tokens.
+ *
+ * A session's transcript grows by a few entries per step and shares its
+ * entry objects with the previous step's, so each entry's figure is
+ * remembered rather than measured (tool calls serialised) on every step.
+ * The table keeps only the latest request's entries, each referenced so
+ * its address cannot be reused while it is remembered. */
 static gint64
-input_tokens (GgModelRequest *request)
+input_tokens (GgScriptedModel *self,
+              GgModelRequest  *request)
 {
   gsize bytes = request->instructions != NULL ? strlen (request->instructions) : 0;
+  guint n = request->transcript != NULL ? json_array_get_length (request->transcript) : 0;
+  GHashTable *previous = self->entry_bytes;
+  GHashTable *current;
 
-  for (guint i = 0; request->transcript != NULL && i < json_array_get_length (request->transcript); i++)
+  if (n == 0)
+    return (gint64) ((bytes + 3) / 4);
+  current = g_hash_table_new_full (g_direct_hash, g_direct_equal,
+                                   (GDestroyNotify) json_object_unref, g_free);
+  for (guint i = 0; i < n; i++)
     {
       JsonNode *node = json_array_get_element (request->transcript, i);
       JsonObject *entry;
-      JsonNode *calls;
+      EntryBytes *known;
 
       if (!JSON_NODE_HOLDS_OBJECT (node))
         continue;
       entry = json_node_get_object (node);
-      bytes += string_member_bytes (entry, "text") + string_member_bytes (entry, "output");
-      calls = json_object_get_member (entry, "toolCalls");
-      if (calls != NULL)
-        bytes += json_bytes (calls);
+      known = g_hash_table_lookup (current, entry);
+      if (known == NULL)
+        {
+          gpointer key = NULL;
+          gpointer value = NULL;
+          guint members = json_object_get_size (entry);
+
+          if (previous != NULL && g_hash_table_steal_extended (previous, entry, &key, &value))
+            {
+              known = value;
+              if (known->members != members)
+                {
+                  known->bytes = entry_bytes (entry);
+                  known->members = members;
+                }
+            }
+          else
+            {
+              key = json_object_ref (entry);
+              known = g_new (EntryBytes, 1);
+              known->bytes = entry_bytes (entry);
+              known->members = members;
+            }
+          g_hash_table_insert (current, key, known);
+        }
+      bytes += known->bytes;
     }
+  g_clear_pointer (&self->entry_bytes, g_hash_table_unref);
+  self->entry_bytes = current;
   return (gint64) ((bytes + 3) / 4);
 }
 
@@ -125,7 +180,7 @@ finish_run (GTask        *task,
   /* No source may fire after the answer. */
   clear_source (&run->source);
   clear_source (&run->cancel_source);
-  reply->usage.input_tokens = input_tokens (run->request);
+  reply->usage.input_tokens = input_tokens (run->model, run->request);
   g_task_return_pointer (task, reply, (GDestroyNotify) gg_model_reply_free);
 }
 
@@ -342,6 +397,7 @@ gg_scripted_model_finalize (GObject *object)
 
   g_ptr_array_unref (self->steps);
   gg_scripted_step_free (self->fallback);
+  g_clear_pointer (&self->entry_bytes, g_hash_table_unref);
   G_OBJECT_CLASS (gg_scripted_model_parent_class)->finalize (object);
 }
 
