@@ -6,10 +6,8 @@
  * length of the session. The entries are shared, not copied, from turn to
  * turn (and must not be modified, see gg_agent_turn_new()), so a size is
  * remembered per entry object. The memory lives on the model (one per
- * session or NPC) and holds only the entries of the model's latest turn:
- * every lookup round builds a fresh table from the previous one, so entries
- * a session dropped are released at its next turn, with no cache size to
- * tune.
+ * session or NPC) and keeps at most about twice the entries of the model's
+ * latest turn (see the sweep below).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -18,8 +16,14 @@
 #include "gg-agent-turn-private.h"
 
 typedef struct {
+  GHashTable *sizes;  /* JsonObject (referenced) -> EntrySize */
+  guint64 pass;       /* counts the lookup rounds */
+} EntrySizes;
+
+typedef struct {
   gsize bytes;
-  guint members;   /* cheap guard against an entry modified in place */
+  guint members;      /* cheap guard against an entry modified in place */
+  guint64 seen;       /* the last round that asked for the entry */
 } EntrySize;
 
 static GQuark
@@ -32,13 +36,19 @@ entry_sizes_quark (void)
   return quark;
 }
 
-static GHashTable *
-entry_sizes_table_new (void)
+static void
+entry_sizes_free (EntrySizes *cache)
 {
-  /* Keys hold a reference: a remembered address cannot be reused by
-   * another object while it is in the table. */
-  return g_hash_table_new_full (g_direct_hash, g_direct_equal,
-                                (GDestroyNotify) json_object_unref, g_free);
+  g_hash_table_unref (cache->sizes);
+  g_free (cache);
+}
+
+static gboolean
+entry_not_seen (gpointer key,
+                gpointer value,
+                gpointer user_data)
+{
+  return ((EntrySize *) value)->seen != *(guint64 *) user_data;
 }
 
 /**
@@ -49,55 +59,63 @@ entry_sizes_table_new (void)
  *   appended in order
  *
  * Same figures as _gg_agent_entry_bytes() on each entry; entries measured
- * for @owner's previous call are not measured again.
+ * for @owner before are not measured again.
  */
 void
 _gg_agent_entry_sizes (GObject   *owner,
                        GPtrArray *entries,
                        GArray    *sizes)
 {
-  GHashTable *previous;
-  GHashTable *current;
+  EntrySizes *cache;
+  guint live = 0;
 
-  /* A turn without history (a one-off on a session's model) keeps what the
-   * session's turns remembered. */
+  /* A turn without history (a one-off on a session's model) has nothing
+   * to measure and must not make the session's sizes look stale. */
   if (entries->len == 0)
     return;
-  previous = g_object_get_qdata (owner, entry_sizes_quark ());
-  current = entry_sizes_table_new ();
+  cache = g_object_get_qdata (owner, entry_sizes_quark ());
+  if (cache == NULL)
+    {
+      cache = g_new0 (EntrySizes, 1);
+      /* Keys hold a reference: a remembered address cannot be reused by
+       * another object while it is in the table. */
+      cache->sizes = g_hash_table_new_full (g_direct_hash, g_direct_equal,
+                                            (GDestroyNotify) json_object_unref, g_free);
+      g_object_set_qdata_full (owner, entry_sizes_quark (), cache, (GDestroyNotify) entry_sizes_free);
+    }
+  cache->pass++;
 
   for (guint i = 0; i < entries->len; i++)
     {
       JsonObject *entry = g_ptr_array_index (entries, i);
       guint members = json_object_get_size (entry);
-      EntrySize *size = g_hash_table_lookup (current, entry);
+      EntrySize *size = g_hash_table_lookup (cache->sizes, entry);
 
       if (size == NULL)
         {
-          gpointer key = NULL;
-          gpointer value = NULL;
-
-          if (previous != NULL && g_hash_table_steal_extended (previous, entry, &key, &value))
-            {
-              size = value;
-              if (size->members != members)
-                {
-                  size->bytes = _gg_agent_entry_bytes (entry);
-                  size->members = members;
-                }
-            }
-          else
-            {
-              key = json_object_ref (entry);
-              size = g_new (EntrySize, 1);
-              size->bytes = _gg_agent_entry_bytes (entry);
-              size->members = members;
-            }
-          g_hash_table_insert (current, key, size);
+          size = g_new (EntrySize, 1);
+          size->bytes = _gg_agent_entry_bytes (entry);
+          size->members = members;
+          size->seen = 0;
+          g_hash_table_insert (cache->sizes, json_object_ref (entry), size);
+        }
+      else if (size->members != members)
+        {
+          size->bytes = _gg_agent_entry_bytes (entry);
+          size->members = members;
+        }
+      if (size->seen != cache->pass)
+        {
+          size->seen = cache->pass;
+          live++;
         }
       g_array_append_val (sizes, size->bytes);
     }
-  /* Frees the previous table with what it still holds. */
-  g_object_set_qdata_full (owner, entry_sizes_quark (), current,
-                           (GDestroyNotify) g_hash_table_unref);
+
+  /* Entries the latest round did not ask for (a session's dropped history,
+   * a closed session sharing the model) go once they are as many as the
+   * live ones: memory stays within twice the latest history, and the sweep
+   * costs O(1) per lookup amortised. */
+  if (g_hash_table_size (cache->sizes) > 2 * live + 64)
+    g_hash_table_foreach_remove (cache->sizes, entry_not_seen, &cache->pass);
 }

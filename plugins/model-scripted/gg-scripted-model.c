@@ -16,6 +16,7 @@ struct _GgScriptedModel {
   GgScriptedStep *fallback;
   guint next;                /* the step the next inference plays */
   GHashTable *entry_bytes;   /* JsonObject (ref) -> EntryBytes, see input_tokens() */
+  guint64 pass;              /* counts input_tokens() rounds */
 };
 
 static void gg_scripted_model_iface_init (GgModelInterface *iface);
@@ -94,6 +95,7 @@ string_member_bytes (JsonObject *entry,
 typedef struct {
   gsize bytes;
   guint members;   /* cheap guard against an entry modified in place */
+  guint64 seen;    /* the last round that counted the entry */
 } EntryBytes;
 
 static gsize
@@ -107,65 +109,73 @@ entry_bytes (JsonObject *entry)
   return bytes;
 }
 
+static gboolean
+entry_not_seen (gpointer key,
+                gpointer value,
+                gpointer user_data)
+{
+  return ((EntryBytes *) value)->seen != *(guint64 *) user_data;
+}
+
 /* What the model reads: instructions, the texts of the transcript and the
  * tool calls in it; counted as (bytes + 3) / 4 tokens.
  *
  * A session's transcript grows by a few entries per step and shares its
  * entry objects with the previous step's, so each entry's figure is
  * remembered rather than measured (tool calls serialised) on every step.
- * The table keeps only the latest request's entries, each referenced so
- * its address cannot be reused while it is remembered. */
+ * Entries are referenced while remembered, so their addresses cannot be
+ * reused by other objects. */
 static gint64
 input_tokens (GgScriptedModel *self,
               GgModelRequest  *request)
 {
   gsize bytes = request->instructions != NULL ? strlen (request->instructions) : 0;
   guint n = request->transcript != NULL ? json_array_get_length (request->transcript) : 0;
-  GHashTable *previous = self->entry_bytes;
-  GHashTable *current;
+  guint live = 0;
 
   if (n == 0)
     return (gint64) ((bytes + 3) / 4);
-  current = g_hash_table_new_full (g_direct_hash, g_direct_equal,
-                                   (GDestroyNotify) json_object_unref, g_free);
+  if (self->entry_bytes == NULL)
+    self->entry_bytes = g_hash_table_new_full (g_direct_hash, g_direct_equal,
+                                               (GDestroyNotify) json_object_unref, g_free);
+  self->pass++;
   for (guint i = 0; i < n; i++)
     {
       JsonNode *node = json_array_get_element (request->transcript, i);
       JsonObject *entry;
       EntryBytes *known;
+      guint members;
 
       if (!JSON_NODE_HOLDS_OBJECT (node))
         continue;
       entry = json_node_get_object (node);
-      known = g_hash_table_lookup (current, entry);
+      members = json_object_get_size (entry);
+      known = g_hash_table_lookup (self->entry_bytes, entry);
       if (known == NULL)
         {
-          gpointer key = NULL;
-          gpointer value = NULL;
-          guint members = json_object_get_size (entry);
-
-          if (previous != NULL && g_hash_table_steal_extended (previous, entry, &key, &value))
-            {
-              known = value;
-              if (known->members != members)
-                {
-                  known->bytes = entry_bytes (entry);
-                  known->members = members;
-                }
-            }
-          else
-            {
-              key = json_object_ref (entry);
-              known = g_new (EntryBytes, 1);
-              known->bytes = entry_bytes (entry);
-              known->members = members;
-            }
-          g_hash_table_insert (current, key, known);
+          known = g_new (EntryBytes, 1);
+          known->bytes = entry_bytes (entry);
+          known->members = members;
+          known->seen = 0;
+          g_hash_table_insert (self->entry_bytes, json_object_ref (entry), known);
+        }
+      else if (known->members != members)
+        {
+          known->bytes = entry_bytes (entry);
+          known->members = members;
+        }
+      if (known->seen != self->pass)
+        {
+          known->seen = self->pass;
+          live++;
         }
       bytes += known->bytes;
     }
-  g_clear_pointer (&self->entry_bytes, g_hash_table_unref);
-  self->entry_bytes = current;
+  /* Entries the latest request did not show go once they are as many as
+   * the live ones: memory stays within about twice the latest transcript,
+   * and the sweep costs O(1) per entry amortised. */
+  if (g_hash_table_size (self->entry_bytes) > 2 * live + 64)
+    g_hash_table_foreach_remove (self->entry_bytes, entry_not_seen, &self->pass);
   return (gint64) ((bytes + 3) / 4);
 }
 
