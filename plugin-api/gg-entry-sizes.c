@@ -22,7 +22,6 @@ typedef struct {
 
 typedef struct {
   gsize bytes;
-  guint members;      /* cheap guard against an entry modified in place */
   guint64 seen;       /* the last round that asked for the entry */
 } EntrySize;
 
@@ -88,21 +87,14 @@ _gg_agent_entry_sizes (GObject   *owner,
   for (guint i = 0; i < entries->len; i++)
     {
       JsonObject *entry = g_ptr_array_index (entries, i);
-      guint members = json_object_get_size (entry);
       EntrySize *size = g_hash_table_lookup (cache->sizes, entry);
 
       if (size == NULL)
         {
           size = g_new (EntrySize, 1);
           size->bytes = _gg_agent_entry_bytes (entry);
-          size->members = members;
           size->seen = 0;
           g_hash_table_insert (cache->sizes, json_object_ref (entry), size);
-        }
-      else if (size->members != members)
-        {
-          size->bytes = _gg_agent_entry_bytes (entry);
-          size->members = members;
         }
       if (size->seen != cache->pass)
         {

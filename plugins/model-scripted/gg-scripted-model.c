@@ -94,7 +94,6 @@ string_member_bytes (JsonObject *entry,
 
 typedef struct {
   gsize bytes;
-  guint members;   /* cheap guard against an entry modified in place */
   guint64 seen;    /* the last round that counted the entry */
 } EntryBytes;
 
@@ -144,25 +143,17 @@ input_tokens (GgScriptedModel *self,
       JsonNode *node = json_array_get_element (request->transcript, i);
       JsonObject *entry;
       EntryBytes *known;
-      guint members;
 
       if (!JSON_NODE_HOLDS_OBJECT (node))
         continue;
       entry = json_node_get_object (node);
-      members = json_object_get_size (entry);
       known = g_hash_table_lookup (self->entry_bytes, entry);
       if (known == NULL)
         {
           known = g_new (EntryBytes, 1);
           known->bytes = entry_bytes (entry);
-          known->members = members;
           known->seen = 0;
           g_hash_table_insert (self->entry_bytes, json_object_ref (entry), known);
-        }
-      else if (known->members != members)
-        {
-          known->bytes = entry_bytes (entry);
-          known->members = members;
         }
       if (known->seen != self->pass)
         {
