@@ -121,6 +121,11 @@ void      _gg_agent_clear_source       (GSource **source);
 void      _gg_agent_turn_add_entry     (GgAgentTurn *self,
                                         JsonObject  *entry);
 
+/* gg-entry-sizes.c */
+void      _gg_agent_entry_sizes        (GObject   *owner,
+                                        GPtrArray *entries,
+                                        GArray    *sizes);
+
 /* gg-agent-step.c */
 void      _gg_agent_turn_start_step    (GgAgentTurn *self);
 void      _gg_agent_turn_run_round     (GgAgentTurn *self,

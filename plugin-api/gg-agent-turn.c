@@ -233,16 +233,16 @@ gg_agent_turn_new (GgModel             *model,
       for (guint i = 0; i < n; i++)
         {
           JsonNode *node = json_array_get_element (history, i);
-          gsize bytes;
 
           /* The transcript is ours to build: anything but an entry object is
            * not something a model could be shown. */
           if (!JSON_NODE_HOLDS_OBJECT (node))
             continue;
           g_ptr_array_add (self->history, json_object_ref (json_node_get_object (node)));
-          bytes = _gg_agent_entry_bytes (json_node_get_object (node));
-          g_array_append_val (self->history_bytes, bytes);
         }
+      /* Sizes for trimming; a session's entries are measured once, not on
+       * every turn. */
+      _gg_agent_entry_sizes (G_OBJECT (model), self->history, self->history_bytes);
     }
 
   self->tools = tools != NULL ? json_array_ref (tools) : json_array_new ();

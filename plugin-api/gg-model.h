@@ -71,7 +71,9 @@ typedef struct {
  * @stream: whether the caller wants text deltas as they are produced
  *
  * One inference step's input. Reference counted; fields are read-only once
- * the request is handed to a model.
+ * the request is handed to a model. The transcript's entry objects are
+ * shared with the session's history and later requests (figures derived
+ * from them may be remembered per entry): never modify them.
  */
 typedef struct {
   char *instructions;

@@ -15,6 +15,8 @@ struct _GgScriptedModel {
   GPtrArray *steps;          /* GgScriptedStep */
   GgScriptedStep *fallback;
   guint next;                /* the step the next inference plays */
+  GHashTable *entry_bytes;   /* JsonObject (ref) -> EntryBytes, see input_tokens() */
+  guint64 pass;              /* counts input_tokens() rounds */
 };
 
 static void gg_scripted_model_iface_init (GgModelInterface *iface);
@@ -90,27 +92,81 @@ string_member_bytes (JsonObject *entry,
   return strlen (json_node_get_string (node));
 }
 
+typedef struct {
+  gsize bytes;
+  guint64 seen;    /* the last round that counted the entry */
+} EntryBytes;
+
+static gsize
+entry_bytes (JsonObject *entry)
+{
+  JsonNode *calls = json_object_get_member (entry, "toolCalls");
+  gsize bytes = string_member_bytes (entry, "text") + string_member_bytes (entry, "output");
+
+  if (calls != NULL)
+    bytes += json_bytes (calls);
+  return bytes;
+}
+
+static gboolean
+entry_not_seen (gpointer key,
+                gpointer value,
+                gpointer user_data)
+{
+  return ((EntryBytes *) value)->seen != *(guint64 *) user_data;
+}
+
 /* What the model reads: instructions, the texts of the transcript and the
- * tool calls in it; counted as (bytes + 3) / 4 tokens. */
+ * tool calls in it; counted as (bytes + 3) / 4 tokens.
+ *
+ * A session's transcript grows by a few entries per step and shares its
+ * entry objects with the previous step's, so each entry's figure is
+ * remembered rather than measured (tool calls serialised) on every step.
+ * Entries are referenced while remembered, so their addresses cannot be
+ * reused by other objects. */
 static gint64
-input_tokens (GgModelRequest *request)
+input_tokens (GgScriptedModel *self,
+              GgModelRequest  *request)
 {
   gsize bytes = request->instructions != NULL ? strlen (request->instructions) : 0;
+  guint n = request->transcript != NULL ? json_array_get_length (request->transcript) : 0;
+  guint live = 0;
 
-  for (guint i = 0; request->transcript != NULL && i < json_array_get_length (request->transcript); i++)
+  if (n == 0)
+    return (gint64) ((bytes + 3) / 4);
+  if (self->entry_bytes == NULL)
+    self->entry_bytes = g_hash_table_new_full (g_direct_hash, g_direct_equal,
+                                               (GDestroyNotify) json_object_unref, g_free);
+  self->pass++;
+  for (guint i = 0; i < n; i++)
     {
       JsonNode *node = json_array_get_element (request->transcript, i);
       JsonObject *entry;
-      JsonNode *calls;
+      EntryBytes *known;
 
       if (!JSON_NODE_HOLDS_OBJECT (node))
         continue;
       entry = json_node_get_object (node);
-      bytes += string_member_bytes (entry, "text") + string_member_bytes (entry, "output");
-      calls = json_object_get_member (entry, "toolCalls");
-      if (calls != NULL)
-        bytes += json_bytes (calls);
+      known = g_hash_table_lookup (self->entry_bytes, entry);
+      if (known == NULL)
+        {
+          known = g_new (EntryBytes, 1);
+          known->bytes = entry_bytes (entry);
+          known->seen = 0;
+          g_hash_table_insert (self->entry_bytes, json_object_ref (entry), known);
+        }
+      if (known->seen != self->pass)
+        {
+          known->seen = self->pass;
+          live++;
+        }
+      bytes += known->bytes;
     }
+  /* Entries the latest request did not show go once they are as many as
+   * the live ones: memory stays within about twice the latest transcript,
+   * and the sweep costs O(1) per entry amortised. */
+  if (g_hash_table_size (self->entry_bytes) > 2 * live + 64)
+    g_hash_table_foreach_remove (self->entry_bytes, entry_not_seen, &self->pass);
   return (gint64) ((bytes + 3) / 4);
 }
 
@@ -125,7 +181,7 @@ finish_run (GTask        *task,
   /* No source may fire after the answer. */
   clear_source (&run->source);
   clear_source (&run->cancel_source);
-  reply->usage.input_tokens = input_tokens (run->request);
+  reply->usage.input_tokens = input_tokens (run->model, run->request);
   g_task_return_pointer (task, reply, (GDestroyNotify) gg_model_reply_free);
 }
 
@@ -342,6 +398,7 @@ gg_scripted_model_finalize (GObject *object)
 
   g_ptr_array_unref (self->steps);
   gg_scripted_step_free (self->fallback);
+  g_clear_pointer (&self->entry_bytes, g_hash_table_unref);
   G_OBJECT_CLASS (gg_scripted_model_parent_class)->finalize (object);
 }
 

@@ -206,6 +206,75 @@ test_text_and_usage (void)
   g_assert_cmpint (empty.reply->usage.output_tokens, ==, 0);
 }
 
+/* Input tokens of one step of @model over @entries[from, to), with @entries[0]
+ * listed again at the end when @twice. */
+static gint64
+input_tokens_of (GgModel    *model,
+                 JsonObject **entries,
+                 guint       from,
+                 guint       to,
+                 gboolean    twice)
+{
+  g_autoptr(GgModelRequest) request = gg_model_request_new ();
+  g_auto(Step) step;
+
+  for (guint i = from; i < to; i++)
+    json_array_add_object_element (request->transcript, json_object_ref (entries[i]));
+  if (twice)
+    json_array_add_object_element (request->transcript, json_object_ref (entries[0]));
+  play_with (model, request, NULL, &step);
+  g_assert_no_error (step.error);
+  return step.reply->usage.input_tokens;
+}
+
+/* The model remembers each entry's figure between steps: a growing
+ * transcript sharing its entries, one that pushes the others out, and an
+ * entry listed twice all count exactly as on a fresh model. */
+static void
+test_shared_entries (void)
+{
+  g_autoptr(GgModel) shared = model_new ("{\"type\":\"scripted\",\"fallback\":{\"text\":\"ok\"}}");
+  JsonObject *entries[120];
+  struct { guint from, to; gboolean twice; } views[] = {
+    { 0, 3, FALSE }, { 0, 4, FALSE }, { 0, 120, FALSE }, { 118, 120, FALSE },
+    { 0, 120, TRUE }, { 5, 9, TRUE }, { 0, 120, FALSE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (entries); i++)
+    {
+      g_autofree char *json = NULL;
+      g_autoptr(JsonNode) node = NULL;
+
+      switch (i % 3)
+        {
+        case 0:
+          json = g_strdup_printf ("{\"role\":\"user\",\"text\":\"say \\\"%u\\\"\"}", i);
+          break;
+        case 1:
+          json = g_strdup_printf ("{\"role\":\"assistant\",\"toolCalls\":[{\"id\":\"c%u\",\"name\":\"look\","
+                                  "\"arguments\":{\"n\":%u,\"x\":0.5,\"s\":\"\\u0001\"}}]}", i, i);
+          break;
+        default:
+          json = g_strdup_printf ("{\"role\":\"tool\",\"callId\":\"c%u\",\"output\":\"%u seen\"}", i - 1, i);
+          break;
+        }
+      node = json_from_string (json, NULL);
+      g_assert_nonnull (node);
+      entries[i] = json_node_dup_object (node);
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (views); i++)
+    {
+      g_autoptr(GgModel) fresh = model_new ("{\"type\":\"scripted\",\"fallback\":{\"text\":\"ok\"}}");
+      gint64 expected = input_tokens_of (fresh, entries, views[i].from, views[i].to, views[i].twice);
+
+      g_assert_cmpint (expected, >, 0);
+      g_assert_cmpint (input_tokens_of (shared, entries, views[i].from, views[i].to, views[i].twice), ==, expected);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (entries); i++)
+    json_object_unref (entries[i]);
+}
+
 static void
 test_chunks (void)
 {
@@ -655,6 +724,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model-scripted/descriptor", test_descriptor);
   g_test_add_func ("/model-scripted/empty-script", test_empty_script);
   g_test_add_func ("/model-scripted/text-and-usage", test_text_and_usage);
+  g_test_add_func ("/model-scripted/shared-entries", test_shared_entries);
   g_test_add_func ("/model-scripted/chunks", test_chunks);
   g_test_add_func ("/model-scripted/tool-calls", test_tool_calls);
   g_test_add_func ("/model-scripted/json", test_json);

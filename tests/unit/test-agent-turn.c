@@ -1608,6 +1608,65 @@ test_trimming (void)
   gg_agent_policy_clear (&policy);
 }
 
+/* Runs one turn of @history on @model and returns its first step's
+ * trimmedEntries; @sent receives the first request's transcript length. */
+static gint64
+trimmed_by (TestFakeModel       *model,
+            JsonArray           *history,
+            const GgAgentPolicy *policy,
+            guint               *sent)
+{
+  g_autoptr(GgAgentTurn) turn = gg_agent_turn_new (GG_MODEL (model), NULL, history, NULL, "Go", NULL, policy);
+  guint before = model->requests->len;
+
+  gg_agent_turn_set_event_func (turn, on_event, NULL, NULL);
+  run_reset ();
+  run_turn (turn, NULL);
+  g_assert_no_error (run.error);
+  *sent = json_array_get_length (fake_request (model, before)->transcript);
+  return json_object_get_int_member (json_array_get_object_element (
+           json_object_get_array_member (run.result, "steps"), 0), "trimmedEntries");
+}
+
+/* Entry sizes are remembered per model from turn to turn: trimming must
+ * decide exactly as a fresh model would, after the history grew, after
+ * another history pushed the first one out, and with an entry listed twice. */
+static void
+test_trimming_remembered (void)
+{
+  g_autoptr(JsonArray) long_history = history_of_turns (40, 400);
+  g_autoptr(JsonArray) short_history = history_of_turns (1, 10);
+  g_autoptr(JsonArray) doubled = history_of_turns (3, 400);
+  g_autoptr(TestFakeModel) shared = fake_model_new ("[{\"text\":\"ok\"},{\"text\":\"ok\"},{\"text\":\"ok\"},"
+                                                    "{\"text\":\"ok\"},{\"text\":\"ok\"},{\"text\":\"ok\"}]");
+  JsonArray *histories[] = { long_history, short_history, long_history, doubled, long_history };
+  GgAgentPolicy policy;
+
+  /* An entry object shown twice counts twice. */
+  json_array_add_object_element (doubled, json_object_ref (json_array_get_object_element (doubled, 1)));
+
+  gg_agent_policy_init (&policy);
+  policy.reserved_response_tokens = 100;
+  shared->context_size = 1500;
+  for (guint i = 0; i < G_N_ELEMENTS (histories); i++)
+    {
+      g_autoptr(TestFakeModel) fresh = fake_model_new ("[{\"text\":\"ok\"}]");
+      guint sent_shared = 0;
+      guint sent_fresh = 0;
+      gint64 trimmed_shared;
+      gint64 trimmed_fresh;
+
+      fresh->context_size = 1500;
+      trimmed_shared = trimmed_by (shared, histories[i], &policy, &sent_shared);
+      trimmed_fresh = trimmed_by (fresh, histories[i], &policy, &sent_fresh);
+      g_assert_cmpint (trimmed_shared, ==, trimmed_fresh);
+      g_assert_cmpuint (sent_shared, ==, sent_fresh);
+      if (histories[i] == long_history)
+        g_assert_cmpint (trimmed_shared, >, 0);
+    }
+  gg_agent_policy_clear (&policy);
+}
+
 static void
 test_usage_sums (void)
 {
@@ -1831,6 +1890,7 @@ main (int argc, char **argv)
   g_test_add_func ("/agent-turn/text-events", test_text_events);
   g_test_add_func ("/agent-turn/streaming-scripted", test_streaming_scripted);
   g_test_add_func ("/agent-turn/trimming", test_trimming);
+  g_test_add_func ("/agent-turn/trimming-remembered", test_trimming_remembered);
   g_test_add_func ("/agent-turn/usage-sums", test_usage_sums);
   g_test_add_func ("/agent-turn/hostile-model-output", test_hostile_model_output);
   g_test_add_func ("/agent-turn/non-object-arguments", test_non_object_arguments);
