@@ -280,10 +280,9 @@ talk_answer (GgOamOp    *op,
 
   if (data->stream)
     {
-      /* A streamed structured reply may have shown an emotion the final
-       * answer replaced (a later step); text replies keep theirs. */
-      if (data->emotion_sent == NULL || is_fallback ||
-          (data->structured && !g_str_equal (data->emotion_sent, emotion)))
+      /* What was shown may be stale: a later step, or the plain-text
+       * retry after a structured attempt, chose another emotion. */
+      if (data->emotion_sent == NULL || is_fallback || !g_str_equal (data->emotion_sent, emotion))
         emit_emotion (data, emotion);
       sync_line (data, line);
     }
