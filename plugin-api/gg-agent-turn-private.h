@@ -93,6 +93,9 @@ struct _GgAgentTurn {
   /* the text the event consumer has seen */
   GString *shown;
   gboolean step_streamed;
+  /* schema turns: the JSON streamed this step, the last `partial` value */
+  GString *partial_text;
+  JsonNode *partial;
 
   /* the current tool round */
   GPtrArray *round;            /* GgRoundCall, in call order */

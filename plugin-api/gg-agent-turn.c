@@ -12,6 +12,7 @@
 #include "gg-agent-turn.h"
 #include "gg-agent-turn-private.h"
 #include "gg-json.h"
+#include "gg-json-partial-private.h"
 #include "gg-model-private.h"
 #include "gg-tool-invocation-private.h"
 
@@ -123,6 +124,8 @@ gg_agent_turn_finalize (GObject *object)
   g_clear_pointer (&self->visible, g_hash_table_unref);
   g_clear_pointer (&self->request_tools, json_array_unref);
   g_string_free (self->shown, TRUE);
+  g_string_free (self->partial_text, TRUE);
+  g_clear_pointer (&self->partial, json_node_unref);
   g_ptr_array_unref (self->round);
   G_OBJECT_CLASS (gg_agent_turn_parent_class)->finalize (object);
 }
@@ -151,6 +154,7 @@ gg_agent_turn_init (GgAgentTurn *self)
   self->steps = json_array_new ();
   self->records = json_array_new ();
   self->shown = g_string_new (NULL);
+  self->partial_text = g_string_new (NULL);
   self->round = g_ptr_array_new_with_free_func ((GDestroyNotify) _gg_round_call_free);
 }
 
@@ -374,6 +378,50 @@ emit_text (GgAgentTurn *self,
   _gg_agent_turn_emit (self, event);
 }
 
+/* Emits `partial` {value} when @value (taken) differs from the last one. */
+static void
+emit_partial (GgAgentTurn *self,
+              JsonNode    *value)
+{
+  JsonObject *event;
+
+  if (self->partial != NULL && gg_json_equal (self->partial, value))
+    {
+      json_node_unref (value);
+      return;
+    }
+  g_clear_pointer (&self->partial, json_node_unref);
+  self->partial = value;
+  event = json_object_new ();
+  json_object_set_string_member (event, "type", "partial");
+  json_object_set_member (event, "value", json_node_ref (value));
+  _gg_agent_turn_emit (self, event);
+}
+
+/* Past this much JSON text, re-reading it for every delta would cost more
+ * than the partial values are worth; the final value still arrives. */
+#define PARTIAL_TEXT_LIMIT (256 * 1024)
+
+/* A schema turn's delta: JSON text, shown as the value it holds so far. */
+static void
+on_schema_delta (GgAgentTurn *self,
+                 const char  *delta,
+                 gboolean     is_reset)
+{
+  JsonNode *value;
+
+  if (is_reset || !self->step_streamed)
+    g_string_truncate (self->partial_text, 0);
+  self->step_streamed = TRUE;
+  if (self->partial_text->len > PARTIAL_TEXT_LIMIT)
+    return;
+  g_string_append (self->partial_text, delta);
+  value = _gg_json_partial_parse (self->partial_text->str, self->partial_text->len,
+                                  GG_JSON_DEFAULT_MAX_DEPTH);
+  if (value != NULL)
+    emit_partial (self, value);
+}
+
 /* A delta from the model. The first delta of a step replaces text shown by
  * an earlier step or attempt, so the events always add up to the answer. */
 void
@@ -385,6 +433,11 @@ _gg_agent_turn_on_delta (const char *delta,
 
   if (self->state != TURN_RUNNING || delta == NULL)
     return;
+  if (self->output_schema != NULL)
+    {
+      on_schema_delta (self, delta, is_reset);
+      return;
+    }
   if (!self->step_streamed && self->shown->len > 0)
     is_reset = TRUE;
   self->step_streamed = TRUE;
@@ -553,8 +606,11 @@ _gg_agent_turn_answer (GgAgentTurn  *self,
   else
     text = g_strdup ("");
 
-  /* The text events add up to the answer, whatever the model streamed. */
-  if (g_strcmp0 (self->shown->str, text) != 0)
+  /* Schema turns end their `partial` events with the answer; text events
+   * add up to it, whatever the model streamed. */
+  if (structured != NULL)
+    emit_partial (self, json_node_ref (structured));
+  else if (g_strcmp0 (self->shown->str, text) != 0)
     {
       if (self->shown->len == 0)
         emit_text (self, text, FALSE);

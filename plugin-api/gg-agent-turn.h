@@ -70,7 +70,10 @@ typedef void (*GgToolExecutor) (GgToolInvocation *invocation,
 /**
  * GgAgentEventFunc:
  * @event: (transfer none): an oam-shaped event object: `modelStep` {step},
- *   `text` {delta, text, isReset}, `toolCallStarted` {call, execution},
+ *   `text` {delta, text, isReset} (turns without an output schema),
+ *   `partial` {value} (schema turns: the structured output generated so
+ *   far, each time it changes; the last one is the answer),
+ *   `toolCallStarted` {call, execution},
  *   `toolCallCompleted` {record}; valid for the call, reference it to keep
  *   it; its members are shared with the result and the transcript, so do
  *   not modify them

@@ -417,6 +417,7 @@ gg_oam_npc_op_free (NpcOp *data)
   g_clear_pointer (&data->request_id, json_node_unref);
   g_free (data->line);
   g_free (data->context);
+  g_free (data->emotion_sent);
   g_clear_pointer (&data->records, json_array_unref);
   if (data->shown != NULL)
     g_string_free (data->shown, TRUE);

@@ -126,7 +126,8 @@ emit_emotion (NpcOp      *data,
   json_object_set_string_member (event, "type", "emotion");
   json_object_set_string_member (event, "emotion", emotion);
   emit (data, event);
-  data->emotion_sent = TRUE;
+  g_free (data->emotion_sent);
+  data->emotion_sent = g_strdup (emotion);
 }
 
 /* Brings the client's line to @line: a delta when it extends what was
@@ -151,6 +152,40 @@ sync_line (NpcOp      *data,
     }
   g_string_assign (data->shown, line);
   emit (data, event);
+}
+
+/* A structured reply being generated: the emotion once the model has
+ * moved past it (so it is whole) and it is one the NPC has, and the line
+ * as it grows. */
+static void
+show_partial (NpcOp    *data,
+              JsonNode *value)
+{
+  JsonObject *reply;
+  JsonNode *emotion;
+  JsonNode *line;
+
+  if (!JSON_NODE_HOLDS_OBJECT (value))
+    return;
+  reply = json_node_get_object (value);
+  emotion = json_object_get_member (reply, "emotion");
+  if (emotion != NULL && JSON_NODE_HOLDS_VALUE (emotion) &&
+      json_node_get_value_type (emotion) == G_TYPE_STRING)
+    {
+      g_autoptr(GList) members = json_object_get_members (reply);
+      const char *name = json_node_get_string (emotion);
+      JsonArray *allowed = json_object_get_array_member (data->npc->options, "emotions");
+      gboolean whole = !g_str_equal (g_list_last (members)->data, "emotion");
+      gboolean known = FALSE;
+
+      for (guint i = 0; i < json_array_get_length (allowed) && !known; i++)
+        known = g_str_equal (json_array_get_string_element (allowed, i), name);
+      if (whole && known && g_strcmp0 (data->emotion_sent, name) != 0)
+        emit_emotion (data, name);
+    }
+  line = json_object_get_member (reply, "line");
+  if (line != NULL && JSON_NODE_HOLDS_VALUE (line) && json_node_get_value_type (line) == G_TYPE_STRING)
+    sync_line (data, json_node_get_string (line));
 }
 
 static void
@@ -179,6 +214,8 @@ on_talk_event (JsonObject *event,
     }
   else if (g_str_equal (type, "toolCallCompleted"))
     emit (data, event);
+  else if (g_str_equal (type, "partial") && data->structured)
+    show_partial (data, json_object_get_member (event, "value"));
   else if (g_str_equal (type, "text") && !data->structured)
     {
       const char *text = json_object_get_string_member_with_default (event, "text", "");
@@ -192,7 +229,7 @@ on_talk_event (JsonObject *event,
       if (*p == '[' && strchr (p, ']') == NULL)
         return;
       gg_oam_npc_parse_text_reply (data->npc, text, &emotion, &line);
-      if (!data->emotion_sent)
+      if (data->emotion_sent == NULL)
         emit_emotion (data, emotion);
       sync_line (data, line);
     }
@@ -243,7 +280,9 @@ talk_answer (GgOamOp    *op,
 
   if (data->stream)
     {
-      if (!data->emotion_sent || is_fallback)
+      /* What was shown may be stale: a later step, or the plain-text
+       * retry after a structured attempt, chose another emotion. */
+      if (data->emotion_sent == NULL || is_fallback || !g_str_equal (data->emotion_sent, emotion))
         emit_emotion (data, emotion);
       sync_line (data, line);
     }

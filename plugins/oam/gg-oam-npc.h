@@ -101,7 +101,7 @@ typedef struct {
   GgOamToolContext *tools;
   JsonArray *records;
   GString *shown;            /* the line the client has seen */
-  gboolean emotion_sent;
+  char *emotion_sent;        /* the emotion the client has seen */
   JsonArray *old;            /* compaction: summarized entries */
   JsonArray *recent;
   GPtrArray *warnings;       /* unknown members of the request */

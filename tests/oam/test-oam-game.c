@@ -205,6 +205,32 @@ test_npc_talk (void)
   };
   oam_run_exchange (NULL, NULL, lines);
 }
+/* A structured reply streamed as JSON text: the emotion as soon as the
+ * model has moved past it, then the line as it grows. */
+static void
+test_npc_talk_streamed_structured (void)
+{
+  const char *lines[] = {
+    "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"npc/create\",\"params\":{\"npc\":\"gorm\",\"persona\":{\"name\":\"Gorm\"},\"model\":{\"type\":\"scripted\",\"steps\":[{\"text\":\"{\\\"emotion\\\": \\\"angry\\\", \\\"line\\\": \\\"Get out of my forge, thief!\\\", \\\"player_options\\\": [\\\"Sorry\\\", \\\"Bye\\\", \\\"Fight\\\"], \\\"ends_conversation\\\": true}\",\"chunks\":15},{\"text\":\"{\\\"line\\\": \\\"Fine, \\\\u00e9 \\\", \\\"emotion\\\": \\\"happy\\\", \\\"player_options\\\": [\\\"A\\\", \\\"B\\\", \\\"C\\\"], \\\"ends_conversation\\\": false}\",\"chunks\":6}]}}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"npc/talk\",\"params\":{\"npc\":\"gorm\",\"line\":\"Nice forge.\",\"stream\":true}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"npc/talk\",\"params\":{\"npc\":\"gorm\",\"line\":\"Sorry.\",\"stream\":true}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"npc\":\"gorm\",\"tools\":[],\"warnings\":[]}}",
+    "< {\"jsonrpc\":\"2.0\",\"method\":\"npc/event\",\"params\":{\"npc\":\"gorm\",\"requestId\":2,\"event\":{\"type\":\"emotion\",\"emotion\":\"angry\"}}}",
+    "< {\"jsonrpc\":\"2.0\",\"method\":\"npc/event\",\"params\":{\"npc\":\"gorm\",\"requestId\":2,\"event\":{\"type\":\"lineDelta\",\"delta\":\"Get \"}}}",
+    "< {\"jsonrpc\":\"2.0\",\"method\":\"npc/event\",\"params\":{\"npc\":\"gorm\",\"requestId\":2,\"event\":{\"type\":\"lineDelta\",\"delta\":\"out \"}}}",
+    "< {\"jsonrpc\":\"2.0\",\"method\":\"npc/event\",\"params\":{\"npc\":\"gorm\",\"requestId\":2,\"event\":{\"type\":\"lineDelta\",\"delta\":\"of \"}}}",
+    "< {\"jsonrpc\":\"2.0\",\"method\":\"npc/event\",\"params\":{\"npc\":\"gorm\",\"requestId\":2,\"event\":{\"type\":\"lineDelta\",\"delta\":\"my \"}}}",
+    "< {\"jsonrpc\":\"2.0\",\"method\":\"npc/event\",\"params\":{\"npc\":\"gorm\",\"requestId\":2,\"event\":{\"type\":\"lineDelta\",\"delta\":\"forge, \"}}}",
+    "< {\"jsonrpc\":\"2.0\",\"method\":\"npc/event\",\"params\":{\"npc\":\"gorm\",\"requestId\":2,\"event\":{\"type\":\"lineDelta\",\"delta\":\"thief!\"}}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"npc\":\"gorm\",\"line\":\"Get out of my forge, thief!\",\"emotion\":\"angry\",\"playerOptions\":[\"Sorry\",\"Bye\",\"Fight\"],\"endsConversation\":true,\"toolCalls\":[],\"relationship\":0,\"isFallback\":false,\"usage\":{\"inputTokens\":82,\"cachedInputTokens\":0,\"outputTokens\":33,\"totalTokens\":115}}}",
+    "< {\"jsonrpc\":\"2.0\",\"method\":\"npc/event\",\"params\":{\"npc\":\"gorm\",\"requestId\":3,\"event\":{\"type\":\"lineDelta\",\"delta\":\"Fine, \"}}}",
+    "< {\"jsonrpc\":\"2.0\",\"method\":\"npc/event\",\"params\":{\"npc\":\"gorm\",\"requestId\":3,\"event\":{\"type\":\"lineDelta\",\"delta\":\"\xc3\xa9"" \"}}}",
+    "< {\"jsonrpc\":\"2.0\",\"method\":\"npc/event\",\"params\":{\"npc\":\"gorm\",\"requestId\":3,\"event\":{\"type\":\"emotion\",\"emotion\":\"happy\"}}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"npc\":\"gorm\",\"line\":\"Fine, \xc3\xa9"" \",\"emotion\":\"happy\",\"playerOptions\":[\"A\",\"B\",\"C\"],\"endsConversation\":false,\"toolCalls\":[],\"relationship\":0,\"isFallback\":false,\"usage\":{\"inputTokens\":116,\"cachedInputTokens\":0,\"outputTokens\":27,\"totalTokens\":143}}}",
+    NULL
+  };
+  oam_run_exchange (NULL, NULL, lines);
+}
 static void
 test_npc_errors (void)
 {
@@ -405,6 +431,7 @@ main (int argc, char **argv)
   g_test_add_func ("/oam/world/errors", test_world_errors);
   g_test_add_func ("/oam/world/generated-ids", test_world_limits);
   g_test_add_func ("/oam/npc/talk", test_npc_talk);
+  g_test_add_func ("/oam/npc/talk/streamed-structured", test_npc_talk_streamed_structured);
   g_test_add_func ("/oam/npc/errors", test_npc_errors);
   g_test_add_func ("/oam/npc/bark-cancel-delete", test_npc_bark_cancel_delete);
   g_test_add_func ("/oam/npc/restore", test_npc_restore);

@@ -1484,6 +1484,113 @@ test_streaming_scripted (void)
   assert_events (events);
 }
 
+#define PARTIAL_SCHEMA "{\"type\":\"object\",\"properties\":{\"choice\":{\"type\":\"string\"}},\"required\":[\"choice\"]}"
+#define STEP0_EVENT \
+  "{\"type\":\"modelStep\",\"step\":{\"index\":0,\"completedToolRounds\":0,\"toolCallingMode\":\"allowed\"," \
+  "\"enabledTools\":[],\"trimmedEntries\":0}}"
+
+static GgAgentTurn *
+partial_turn_new (GgModel             *model,
+                  const GgAgentPolicy *policy)
+{
+  g_autoptr(JsonNode) schema = parse (PARTIAL_SCHEMA);
+  GgAgentTurn *turn = gg_agent_turn_new (model, "Decide.", NULL, NULL, "Pick", schema, policy);
+
+  gg_agent_turn_set_event_func (turn, on_event, NULL, NULL);
+  gg_agent_turn_set_executor (turn, executor, NULL, NULL);
+  gg_agent_turn_set_streaming (turn, TRUE);
+  return turn;
+}
+
+/* Schema turns show their JSON as `partial` values, once per change, never
+ * as text; the last one is the answer. */
+static void
+test_partial_events (void)
+{
+  /* A model streaming its JSON text in pieces. */
+  {
+    g_autoptr(TestFakeModel) model = fake_model_new (
+      "[{\"text\":\"{\\\"choice\\\": \\\"accept\\\", \\\"n\\\": 12, \\\"ok\\\": true}\","
+      "\"deltas\":[\"{\\\"cho\", \"ice\\\": \\\"ac\", \"cept\\\", \\\"n\\\": 1\", \"2, \\\"ok\\\": tr\", \"ue\", \"}\"]}]");
+    g_autoptr(GgAgentTurn) turn = partial_turn_new (GG_MODEL (model), NULL);
+    const char *events[] = {
+      STEP0_EVENT,
+      "{\"type\":\"partial\",\"value\":{}}",
+      "{\"type\":\"partial\",\"value\":{\"choice\":\"ac\"}}",
+      "{\"type\":\"partial\",\"value\":{\"choice\":\"accept\"}}",
+      "{\"type\":\"partial\",\"value\":{\"choice\":\"accept\",\"n\":12}}",
+      "{\"type\":\"partial\",\"value\":{\"choice\":\"accept\",\"n\":12,\"ok\":true}}",
+      NULL
+    };
+
+    run_reset ();
+    run_turn (turn, NULL);
+    g_assert_no_error (run.error);
+    assert_events (events);
+    g_assert_cmpstr (json_object_get_string_member (run.result, "text"), ==,
+                     "{\"choice\":\"accept\",\"n\":12,\"ok\":true}");
+  }
+
+  /* Nothing streamed: one partial, the answer. A stream that broke off
+   * (a failed attempt) is followed by the retry's values. */
+  {
+    g_autoptr(TestFakeModel) model = fake_model_new (
+      "[{\"error\":\"generation_failed\",\"deltas\":[\"{\\\"choice\\\": \\\"x\"]},"
+      "{\"json\":{\"choice\":\"b\"}}]");
+    GgAgentPolicy policy;
+    g_autoptr(GgAgentTurn) turn = NULL;
+    const char *events[] = {
+      STEP0_EVENT,
+      "{\"type\":\"partial\",\"value\":{\"choice\":\"x\"}}",
+      "{\"type\":\"partial\",\"value\":{\"choice\":\"b\"}}",
+      NULL
+    };
+
+    gg_agent_policy_init (&policy);
+    policy.max_attempts = 2;
+    turn = partial_turn_new (GG_MODEL (model), &policy);
+    gg_agent_policy_clear (&policy);
+    run_reset ();
+    run_turn (turn, NULL);
+    g_assert_no_error (run.error);
+    assert_events (events);
+  }
+
+  /* Text that is no JSON shows nothing and fails at the end. */
+  {
+    g_autoptr(TestFakeModel) model = fake_model_new ("[{\"text\":\"{\\\"choice\\\"}\",\"deltas\":[\"{\\\"cho\",\"ice\\\"}\"]}]");
+    g_autoptr(GgAgentTurn) turn = partial_turn_new (GG_MODEL (model), NULL);
+    const char *events[] = { STEP0_EVENT, "{\"type\":\"partial\",\"value\":{}}", NULL };
+
+    run_reset ();
+    run_turn (turn, NULL);
+    g_assert_error (run.error, GG_MODEL_ERROR, GG_MODEL_ERROR_GENERATION_FAILED);
+    assert_events (events);
+  }
+
+  /* The scripted model streams a schema turn's text step in chunks. */
+  {
+    g_autoptr(GgModel) model = scripted ("{\"type\":\"scripted\",\"steps\":[{\"text\":"
+                                         "\"{\\\"choice\\\": \\\"a b\\\", \\\"n\\\": [1, 2]}\",\"chunks\":6}]}");
+    g_autoptr(GgAgentTurn) turn = partial_turn_new (model, NULL);
+    const char *events[] = {
+      STEP0_EVENT,
+      "{\"type\":\"partial\",\"value\":{}}",
+      "{\"type\":\"partial\",\"value\":{\"choice\":\"a \"}}",
+      "{\"type\":\"partial\",\"value\":{\"choice\":\"a b\"}}",
+      "{\"type\":\"partial\",\"value\":{\"choice\":\"a b\",\"n\":[1]}}",
+      "{\"type\":\"partial\",\"value\":{\"choice\":\"a b\",\"n\":[1,2]}}",
+      NULL
+    };
+
+    run_reset ();
+    run_turn (turn, NULL);
+    g_assert_no_error (run.error);
+    assert_events (events);
+    g_assert_cmpstr (json_object_get_string_member (run.result, "text"), ==, "{\"choice\":\"a b\",\"n\":[1,2]}");
+  }
+}
+
 static JsonArray *
 history_of_turns (guint turns, gsize text_bytes)
 {
@@ -1886,6 +1993,7 @@ main (int argc, char **argv)
   g_test_add_func ("/agent-turn/cancel/everywhere", test_cancel_everywhere);
   g_test_add_func ("/agent-turn/schema", test_schema);
   g_test_add_func ("/agent-turn/schema-validation", test_schema_validation);
+  g_test_add_func ("/agent-turn/partial-events", test_partial_events);
   g_test_add_func ("/agent-turn/retries", test_retries);
   g_test_add_func ("/agent-turn/text-events", test_text_events);
   g_test_add_func ("/agent-turn/streaming-scripted", test_streaming_scripted);
