@@ -17,48 +17,22 @@
 #include <signal.h>
 
 #include "gg-test-util.h"
+#include "mcp-sdk-runner.h"
 
 #define LAUNCH_CONFIG GG_TOP_BUILDDIR "/tests/refgame/gamebridge.json"
-
-static gboolean
-timeout_cb (gpointer user_data)
-{
-  g_subprocess_force_exit (user_data);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-communicate_cb (GObject      *source,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
-static JsonNode *
-member (JsonNode   *root,
-        const char *path)
-{
-  g_autoptr(GError) error = NULL;
-  JsonNode *node = gg_json_path_get (root, path, &error);
-
-  if (node == NULL)
-    g_error ("%s: %s", path, error->message);
-  return node;
-}
 
 static const char *
 str (JsonNode   *root,
      const char *path)
 {
-  return json_node_get_string (member (root, path));
+  return json_node_get_string (mcp_sdk_member (root, path));
 }
 
 static gint64
 num (JsonNode   *root,
      const char *path)
 {
-  return json_node_get_int (member (root, path));
+  return json_node_get_int (mcp_sdk_member (root, path));
 }
 
 static gboolean
@@ -94,81 +68,35 @@ rm_rf (const char *dir)
 int
 main (int argc, char **argv)
 {
-  g_autofree char *node = g_find_program_in_path ("node");
-  g_autofree char *sdk = g_build_filename (MCP_SDK_DIR, "node_modules", "@modelcontextprotocol",
-                                           "sdk", "package.json", NULL);
-  g_autoptr(GPtrArray) args = g_ptr_array_new ();
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GSubprocess) child = NULL;
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GBytes) out = NULL;
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) root = NULL;
-  g_auto(GStrv) wrapper = NULL;
   g_autofree char *registry = NULL;
   g_autofree char *timeout_ms = NULL;
-  const char *wrap = g_getenv ("GAMEGATE_TEST_WRAPPER");
   const char *bin = g_getenv ("GAMEGATE_BIN");
+  const char *server[] = { bin != NULL && *bin != '\0' ? bin : GG_TOP_BUILDDIR "/gateway/gamegate",
+                           "mcp", "--launch-config", LAUNCH_CONFIG, "--no-scan", NULL };
   const char *expected[] = { "list_instances", "launch_instance", "stop_instance", "list_toolsets",
                              "describe_toolset", "call_tool", "instance_log" };
   JsonArray *tools, *live;
   gint64 port, pid, second_pid;
-  guint timeout_id;
 
-  if (node == NULL || !g_file_test (sdk, G_FILE_TEST_EXISTS))
-    {
-      g_print ("SKIP: node or the MCP SDK (npm ci in %s) is missing\n", MCP_SDK_DIR);
-      return 77;
-    }
-
-  g_ptr_array_add (args, node);
-  g_ptr_array_add (args, "gamegate-client.mjs");
-  if (wrap != NULL && *wrap != '\0')
-    {
-      wrapper = g_strsplit (wrap, " ", -1);
-      for (char **w = wrapper; *w != NULL; w++)
-        if (**w != '\0')
-          g_ptr_array_add (args, *w);
-    }
-  g_ptr_array_add (args, (gpointer) (bin != NULL && *bin != '\0' ? bin : GG_TOP_BUILDDIR "/gateway/gamegate"));
-  g_ptr_array_add (args, "mcp");
-  g_ptr_array_add (args, "--launch-config");
-  g_ptr_array_add (args, LAUNCH_CONFIG);
-  g_ptr_array_add (args, "--no-scan");
-  g_ptr_array_add (args, NULL);
+  if (!mcp_sdk_available ())
+    return 77;
 
   /* The games register in a private directory, not the user's. */
   registry = g_dir_make_tmp ("gb-sdk-registry-XXXXXX", &error);
   g_assert_no_error (error);
   timeout_ms = g_strdup_printf ("%u", gg_test_timeout_ms (30000));
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
-  g_subprocess_launcher_set_cwd (launcher, MCP_SDK_DIR);
   g_subprocess_launcher_setenv (launcher, "GAME_BRIDGE_INSTANCES", registry, TRUE);
   g_subprocess_launcher_setenv (launcher, "GB_SDK_TIMEOUT_MS", timeout_ms, TRUE);
   g_subprocess_launcher_unsetenv (launcher, "GAME_BRIDGE_PORT");
   g_subprocess_launcher_unsetenv (launcher, "GAME_BRIDGE_HOME");
-  child = g_subprocess_launcher_spawnv (launcher, (const char * const *) args->pdata, &error);
-  g_assert_no_error (error);
-  timeout_id = g_timeout_add (gg_test_timeout_ms (100000), timeout_cb, child);
-  g_subprocess_communicate_async (child, NULL, NULL, communicate_cb, &result);
-  while (result == NULL)
-    g_main_context_iteration (NULL, TRUE);
-  g_source_remove (timeout_id);
-  g_subprocess_communicate_finish (child, result, &out, NULL, &error);
-  g_assert_no_error (error);
-  g_subprocess_wait (child, NULL, &error);
-  g_assert_no_error (error);
-  if (!g_subprocess_get_if_exited (child) || g_subprocess_get_exit_status (child) != 0)
-    g_error ("node gamegate-client.mjs failed: %.*s", (int) g_bytes_get_size (out),
-             (const char *) g_bytes_get_data (out, NULL));
-
-  g_print ("%.*s", (int) g_bytes_get_size (out), (const char *) g_bytes_get_data (out, NULL));
-  root = gg_json_parse (g_bytes_get_data (out, NULL), (gssize) g_bytes_get_size (out), 64, &error);
-  g_assert_no_error (error);
+  root = mcp_sdk_run ("gamegate-client.mjs", server, launcher, gg_test_timeout_ms (100000));
 
   g_assert_cmpstr (str (root, "server.name"), ==, "gamegate");
-  g_assert_nonnull (json_node_get_object (member (root, "capabilities.tools")));
-  tools = json_node_get_array (member (root, "tools"));
+  g_assert_nonnull (json_node_get_object (mcp_sdk_member (root, "capabilities.tools")));
+  tools = json_node_get_array (mcp_sdk_member (root, "tools"));
   g_assert_cmpuint (json_array_get_length (tools), ==, G_N_ELEMENTS (expected));
   for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
     g_assert_cmpstr (json_array_get_string_element (tools, i), ==, expected[i]);
@@ -190,7 +118,7 @@ main (int argc, char **argv)
   g_assert_cmpint (num (root, "spawn.port"), ==, port);
   g_assert_cmpstr (str (root, "spawn.tool"), ==, "spawn");
   g_assert_cmpstr (str (root, "spawn.via"), ==, "manifest");
-  g_assert_true (json_node_get_boolean (member (root, "spawn.applied")));
+  g_assert_true (json_node_get_boolean (mcp_sdk_member (root, "spawn.applied")));
   g_assert_cmpstr (str (root, "spawn.confirmation"), ==, "completedCommandId");
   g_assert_cmpstr (str (root, "spawn.game.held.kind"), ==, "steel");
   g_assert_cmpstr (str (root, "spawn.events.0"), ==, "spawn:steel");
@@ -204,15 +132,15 @@ main (int argc, char **argv)
   g_assert_cmpint (num (root, "state.state.game.dropped"), ==, 1);
   g_assert_cmpint (num (root, "dropped.value"), ==, 1);
 
-  live = json_node_get_array (member (root, "instances.live"));
+  live = json_node_get_array (mcp_sdk_member (root, "instances.live"));
   g_assert_cmpuint (json_array_get_length (live), ==, 1);
-  g_assert_true (json_node_get_boolean (member (root, "instances.live.0.launchedByThisBridge")));
+  g_assert_true (json_node_get_boolean (mcp_sdk_member (root, "instances.live.0.launchedByThisBridge")));
   g_assert_cmpint (num (root, "instances.live.0.pid"), ==, pid);
   g_assert_cmpint (num (root, "instances.live.0.port"), ==, port);
 
   /* stop_instance: closed through its own close command, process gone. */
   g_assert_cmpint (num (root, "stopped.port"), ==, port);
-  g_assert_true (json_node_get_boolean (member (root, "stopped.stopped")));
+  g_assert_true (json_node_get_boolean (mcp_sdk_member (root, "stopped.stopped")));
   g_assert_cmpstr (str (root, "stopped.how"), ==, "closed cleanly");
   g_assert_false (pid_alive (pid));
 
@@ -220,11 +148,11 @@ main (int argc, char **argv)
    * and takes the instance it left running with it. */
   second_pid = num (root, "second.pid");
   g_assert_cmpint (second_pid, >, 0);
-  g_assert_true (JSON_NODE_HOLDS_NULL (member (root, "exitSignal")));
-  g_assert_true (JSON_NODE_HOLDS_VALUE (member (root, "exitCode")));
+  g_assert_true (JSON_NODE_HOLDS_NULL (mcp_sdk_member (root, "exitSignal")));
+  g_assert_true (JSON_NODE_HOLDS_VALUE (mcp_sdk_member (root, "exitCode")));
   g_assert_cmpint (num (root, "exitCode"), ==, 0);
   g_assert_true (pid_gone_soon (second_pid));
-  g_assert_cmpuint (json_array_get_length (json_node_get_array (member (root, "errors"))), ==, 0);
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (mcp_sdk_member (root, "errors"))), ==, 0);
 
   rm_rf (registry);
   return 0;
