@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The quick start's agent: drives the reference game through `gamegate mcp`
 the way an MCP client does (launch, play, read, stop), printing each result.
 

@@ -1,6 +1,9 @@
 /* bench-agent-turn.c: agent turns per second on the scripted model, each
  * with one tool round answered at once by the executor; prints throughput
- * and latency percentiles. Asserts nothing about speed. */
+ * and latency percentiles. Asserts nothing about speed.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include <stdio.h>

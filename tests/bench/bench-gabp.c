@@ -3,7 +3,10 @@
  * reference mod) against a direct GABP connection to the same mod, with
  * p50/p99 latencies; and messages per second through the GABP codec with
  * schema validation on and off. Prints figures, asserts nothing about
- * speed. */
+ * speed.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include <glib/gstdio.h>

@@ -2,7 +2,10 @@
  * top of the server's own response time, and how many streamed deltas per
  * second it forwards. The server is the in-process fake OpenAI server, so
  * the figures include libsoup's HTTP on both ends of a loopback socket.
- * Prints figures; asserts nothing about speed. */
+ * Prints figures; asserts nothing about speed.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include "gg-openai-private.h"

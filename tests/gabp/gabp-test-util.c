@@ -1,4 +1,7 @@
-/* gabp-test-util.c: see gabp-test-util.h. */
+/* gabp-test-util.c: see gabp-test-util.h.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include <signal.h>

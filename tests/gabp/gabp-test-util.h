@@ -1,6 +1,9 @@
 /* gabp-test-util.h: helpers for the GABP tests: the reference mod as a
  * child process, and a raw GABP peer that writes exact bytes and reads
- * whole messages while the main loop keeps running. */
+ * whole messages while the main loop keeps running.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #pragma once
 
 #include <gamegate.h>

@@ -2,7 +2,10 @@
  * running as its own process: handshake, capability negotiation, tools as a
  * bus target, out-of-order answers, event order and gaps, the attention
  * gate, resources and state, a mod that crashes and comes back, the
- * launcher's environment and backoff. */
+ * launcher's environment and backoff.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include <string.h>

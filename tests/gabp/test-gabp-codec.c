@@ -1,6 +1,9 @@
 /* test-gabp-codec.c: the GABP schemas and codec: every conformance case by
  * name, outgoing validation, broken, truncated, oversized and hostile
- * input, and framing abuse over a real pipe. */
+ * input, and framing abuse over a real pipe.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include <errno.h>

@@ -3,7 +3,10 @@
  * GABP_TOKEN, GABS_GAME_ID), bridges it onto the bus, and offers it on its
  * own GABP server, where this test connects like any GABP bridge; SIGTERM
  * closes the launched game. A broken mod entry stops gamegate with a
- * configuration error. */
+ * configuration error.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include <glib/gstdio.h>

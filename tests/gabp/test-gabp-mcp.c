@@ -5,7 +5,10 @@
  * through call_tool, and its events both as `notifications/message` and
  * through the mod's `gamegate/events` tool. And a GABP bridge (the raw test
  * peer) drives a reference-game HTTP instance through `gamegate serve`'s
- * mod-side server. */
+ * mod-side server.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include <glib/gstdio.h>

@@ -2,7 +2,10 @@
  * client: handshake failures, the tool name mapping over a fake target,
  * events, limits, framing abuse, the bridge file, and the whole chain
  * reference mod -> gamegate bridge -> bus target -> mod-side server ->
- * client. */
+ * client.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include <glib/gstdio.h>

@@ -1,4 +1,7 @@
-/* gb-mcp-client.c: a spawned `gamegate mcp` and an MCP client over its pipes. */
+/* gb-mcp-client.c: a spawned `gamegate mcp` and an MCP client over its pipes.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include <errno.h>

@@ -1,5 +1,8 @@
 /* gb-mcp-client.h: a spawned `gamegate mcp` and an MCP client over its
- * pipes, for the gamebridge tests and benchmark. */
+ * pipes, for the gamebridge tests and benchmark.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #pragma once
 
 #include "gg-test-util.h"

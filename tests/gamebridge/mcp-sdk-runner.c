@@ -1,4 +1,7 @@
-/* mcp-sdk-runner.c: running the MCP SDK client scripts. */
+/* mcp-sdk-runner.c: running the MCP SDK client scripts.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include <gamegate.h>

@@ -1,7 +1,10 @@
 /* test-gb-bridge.c: `gamegate mcp` over real pipes against the reference
  * game: the handshake, every tool, two instances side by side, every failure
  * of spec section 5 made real, cleanup of launched games on stdin EOF and
- * SIGTERM (checked by pid), and hostile tool arguments. */
+ * SIGTERM (checked by pid), and hostile tool arguments.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include <glib/gstdio.h>

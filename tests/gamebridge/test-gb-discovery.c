@@ -1,5 +1,8 @@
 /* test-gb-discovery.c: the registry reader, scan ranges and the launch
- * declaration: good input, and broken, truncated, oversized and hostile. */
+ * declaration: good input, and broken, truncated, oversized and hostile.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include <glib/gstdio.h>

@@ -1,6 +1,9 @@
 /* test-gb-manifest.c: the tolerant manifest parser and the command query:
  * every form spec section 1 lists, default folding, and broken, truncated,
- * oversized and hostile manifests. */
+ * oversized and hostile manifests.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include <glib/gstdio.h>

@@ -1,7 +1,10 @@
 /* test-gb-tools.c: the tools provider in-process, on a bus shared with other
  * plugins: composite tools resolved first (with their `only` filter), a
  * target another plugin added (a GABP mod) listed and callable by its
- * `instance` id, and --eager's flat tools. */
+ * `instance` id, and --eager's flat tools.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include <string.h>

@@ -2,7 +2,10 @@
  *
  * The game runs as a child (under GAMEGATE_TEST_WRAPPER when set, so the
  * valgrind setup checks it too); its output is drained into memory from the
- * main context, which the helpers here keep iterating while they wait. */
+ * main context, which the helpers here keep iterating while they wait.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include "refgame-driver.h"

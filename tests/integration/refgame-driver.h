@@ -1,4 +1,7 @@
-/* refgame-driver.h: spawning the reference game and talking to it, for its tests. */
+/* refgame-driver.h: spawning the reference game and talking to it, for its tests.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #pragma once
 
 #include <gio/gio.h>

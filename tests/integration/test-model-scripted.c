@@ -1,5 +1,8 @@
 /* test-model-scripted.c: the model-scripted plugin as built, loaded the way
- * the host loads it, played step by step (oam spec section 10). */
+ * the host loads it, played step by step (oam spec section 10).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include <string.h>

@@ -2,7 +2,10 @@
  *
  * The registry entry (written, removed on close and on signals, never fatal),
  * every failure switch the bridge's tests rely on, bad options, ports, and
- * hostile query strings. */
+ * hostile query strings.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include <glib/gstdio.h>

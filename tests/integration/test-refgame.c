@@ -3,7 +3,10 @@
  * Health, state fields, fire-and-forget commands confirmed through
  * completedCommandId, the queue bound, unknown commands, the /tools manifest,
  * gameplay, determinism and the shipped launch declaration.  Registry, exits,
- * failure switches and hostile input are in test-refgame-failures.c. */
+ * failure switches and hostile input are in test-refgame-failures.c.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include <string.h>

@@ -1,4 +1,7 @@
-/* test-oam-world.c: the world blackboard behind oam's world methods. */
+/* test-oam-world.c: the world blackboard behind oam's world methods.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include "gg-oam-world.h"

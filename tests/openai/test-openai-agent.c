@@ -1,6 +1,9 @@
 /* test-openai-agent.c: the model-openai backend under GgAgentTurn, the
  * tool-calling loop every front end shares: a forced tool round trip and a
- * schema turn, over real HTTP to the fake server. */
+ * schema turn, over real HTTP to the fake server.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include "openai-test-util.h"

@@ -1,7 +1,10 @@
 /* test-openai-client.c: what the models of one plugin share: the API key
  * (from the environment or a file, sent only to its own server, never in a
  * log or an error), availability through GET /models with its cache, and
- * the connection limit. */
+ * the connection limit.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include <glib/gstdio.h>

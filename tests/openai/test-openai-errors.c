@@ -1,5 +1,8 @@
 /* test-openai-errors.c: HTTP statuses and error bodies of real servers
- * mapped to the oam error vocabulary. */
+ * mapped to the oam error vocabulary.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include "gg-openai-private.h"

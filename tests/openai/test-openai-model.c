@@ -1,7 +1,10 @@
 /* test-openai-model.c: the model-openai plugin loaded from the build tree,
  * models made through the bus and stepped against the fake OpenAI-compatible
  * server over real HTTP: answers, streaming, tools, schemas, cancellation,
- * errors, retries and bad configuration. */
+ * errors, retries and bad configuration.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include "openai-test-util.h"

@@ -1,6 +1,9 @@
 /* test-openai-parse.c: non-streamed bodies, server-sent events and model
  * lists, from the documented formats of OpenAI, llama.cpp's server and
- * Ollama, and from broken, truncated, oversized and hostile input. */
+ * Ollama, and from broken, truncated, oversized and hostile input.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include "gg-openai-private.h"

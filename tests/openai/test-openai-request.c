@@ -1,5 +1,8 @@
 /* test-openai-request.c: Chat Completions request bodies built from
- * GgModelRequests. */
+ * GgModelRequests.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include "gg-openai-private.h"

@@ -1,5 +1,8 @@
 /* test-openai-strict-schema.c: generation schemas made strict and answers
- * mapped back. */
+ * mapped back.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include "gg-openai-private.h"

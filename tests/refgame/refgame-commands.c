@@ -3,7 +3,10 @@
  * Arguments arrive as strings; each command declares what it takes, and a
  * request is typed (or refused) when it is queued, so the game thread only
  * ever applies well-formed commands.  Unknown extra parameters are reported
- * back as "ignored" rather than refused: a bridge may add its own. */
+ * back as "ignored" rather than refused: a bridge may add its own.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include "refgame-commands.h"

@@ -1,5 +1,8 @@
 /* refgame-commands.h: the commands the reference game accepts, and the
- * typing of their query-string arguments. */
+ * typing of their query-string arguments.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #pragma once
 
 #include <glib.h>

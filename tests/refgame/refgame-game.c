@@ -4,7 +4,10 @@
  * loop: HTTP handlers only enqueue, and each tick first applies every queued
  * command (publishing completedCommandId), then steps the simulation unless
  * paused.  So a command is never visible in the /state read that follows the
- * /command answering it, exactly like a real engine. */
+ * /command answering it, exactly like a real engine.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include "refgame-game.h"

@@ -1,5 +1,8 @@
 /* refgame-game.h: the reference game's "game thread": a frame clock on the
- * main loop that drains a bounded command queue and steps the simulation. */
+ * main loop that drains a bounded command queue and steps the simulation.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #pragma once
 
 #include <glib.h>

@@ -1,7 +1,10 @@
 /* refgame-http.c: GET /health, /state, /command and /tools on 127.0.0.1.
  *
  * Handlers answer from the main loop at once: /command only types and queues
- * the command (fire-and-forget); the game's tick applies it later. */
+ * the command (fire-and-forget); the game's tick applies it later.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include "refgame-http.h"

@@ -1,4 +1,7 @@
-/* refgame-http.h: the loopback HTTP surface of the reference game. */
+/* refgame-http.h: the loopback HTTP surface of the reference game.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #pragma once
 
 #include <glib.h>

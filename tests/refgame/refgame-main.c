@@ -3,7 +3,10 @@
  * A small deterministic game ("Crate Stacker") serving the game-bridge HTTP
  * contract on 127.0.0.1:<--debug-port>, registering itself in the instance
  * registry, with switches that make it fail in the ways the bridge must
- * survive.  It is a game, not a plugin: it does not link libgamegate. */
+ * survive.  It is a game, not a plugin: it does not link libgamegate.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include <glib-unix.h>

@@ -3,7 +3,10 @@
  * Written the way manifests come out of real serializers, so it exercises the
  * bridge's tolerant parser: two toolsets, string and null defaults, arguments
  * as an array of objects (args), a map name -> {type, description} (args),
- * plain names (params), and tools whose command differs from their name. */
+ * plain names (params), and tools whose command differs from their name.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include "refgame-manifest.h"

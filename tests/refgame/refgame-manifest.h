@@ -1,4 +1,7 @@
-/* refgame-manifest.h: who the reference game is, and its GET /tools manifest. */
+/* refgame-manifest.h: who the reference game is, and its GET /tools manifest.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #pragma once
 
 #include <glib.h>

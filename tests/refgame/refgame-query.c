@@ -2,7 +2,10 @@
  *
  * libsoup's own form decoder keeps the last of duplicate keys and passes
  * invalid UTF-8 through; a debug surface driven by agents should instead say
- * exactly what is wrong with a request, so /command parses the raw query. */
+ * exactly what is wrong with a request, so /command parses the raw query.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include "refgame-query.h"

@@ -1,4 +1,7 @@
-/* refgame-query.h: strict parsing of a hostile query string. */
+/* refgame-query.h: strict parsing of a hostile query string.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #pragma once
 
 #include <glib.h>

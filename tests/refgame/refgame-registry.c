@@ -2,7 +2,10 @@
  *
  * Writer rules of the contract: write only after the port is bound, only our
  * own <pid>.json, atomically; a failure never breaks the game (the caller only
- * warns); removal is safe to run twice. */
+ * warns); removal is safe to run twice.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include "refgame-registry.h"

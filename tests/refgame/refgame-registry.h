@@ -1,4 +1,7 @@
-/* refgame-registry.h: the game's self-registration entry (~/.game-bridge/instances/<pid>.json). */
+/* refgame-registry.h: the game's self-registration entry (~/.game-bridge/instances/<pid>.json).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #pragma once
 
 #include <glib.h>

@@ -1,4 +1,7 @@
-/* refgame-sim.c: the Crate Stacker simulation (see refgame-sim.h). */
+/* refgame-sim.c: the Crate Stacker simulation (see refgame-sim.h).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include "refgame-sim.h"

@@ -4,7 +4,10 @@
  * bit-for-bit reproducible and a snapshot prints "1.2", not "1.19999999".
  * The world spans x = -2..2; crates fall from the top and stack on whatever
  * they overlap.  Same seed + same commands => same settled game: a drop
- * first lands any crate still falling, so frame timing never matters. */
+ * first lands any crate still falling, so frame timing never matters.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #pragma once
 
 #include <glib.h>

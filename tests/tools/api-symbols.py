@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """List the functions the public headers of libgamegate declare.
 
 Usage: api-symbols.py HEADER...        prints one symbol per line

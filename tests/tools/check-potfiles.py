@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Checks that po/POTFILES.in lists exactly the source files that use _() or N_().
 
 Usage: check-potfiles.py SOURCE_ROOT

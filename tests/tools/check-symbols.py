@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Checks libgamegate's exported symbols and the plugins' single entry point.
 
 Usage: check-symbols.py LIBRARY MAP HEADER... [--plugin MODULE]...

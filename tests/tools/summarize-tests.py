@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Adds up meson's JSON test logs and prints one closing line:
 'tests: N passed, N failed, N skipped'.
 

@@ -1,5 +1,8 @@
 /* test-agent-turn.c: the shared tool-calling loop, driven by a fake model
- * defined here and by the real scripted model plugin from the build tree. */
+ * defined here and by the real scripted model plugin from the build tree.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include <string.h>

@@ -1,4 +1,7 @@
-/* test-bus.c: GgBus: targets, events, model factories, front ends, shutdown. */
+/* test-bus.c: GgBus: targets, events, model factories, front ends, shutdown.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include <gamegate.h>

@@ -1,5 +1,8 @@
 /* test-composite-tool.c: composite tools on the bus: registration rules,
- * listing, the `only` filter, and an asynchronous call bound to a target. */
+ * listing, the `only` filter, and an asynchronous call bound to a target.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include "gg-test-util.h"

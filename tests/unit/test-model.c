@@ -1,5 +1,8 @@
 /* test-model.c: GgModel errors, tool modes, request/reply boxes and the
- * interface's defaults. */
+ * interface's defaults.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include <gamegate.h>

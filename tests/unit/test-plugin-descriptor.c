@@ -1,4 +1,7 @@
-/* test-plugin-descriptor.c: GG_PLUGIN_DEFINE, the ABI check and setup. */
+/* test-plugin-descriptor.c: GG_PLUGIN_DEFINE, the ABI check and setup.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include "config.h"
 
 #include <gamegate.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // client.mjs: drives a stdio MCP server with the official MCP TypeScript SDK
 // client and prints what it saw as one JSON line.
 //   node client.mjs <command> [args...]

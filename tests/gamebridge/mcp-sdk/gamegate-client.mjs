@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // gamegate-client.mjs: drives the real `gamegate mcp` (launching the
 // reference game) with the official MCP TypeScript SDK client, and prints
 // what it saw as one JSON line for test-mcp-sdk-gamegate to check.
