@@ -73,6 +73,51 @@ test_id_judged_alone (void)
   oam_run_exchange (NULL, NULL, lines);
 }
 
+#define NO_TOOL(id, what) \
+  "< {\"jsonrpc\":\"2.0\",\"id\":" id ",\"error\":{\"code\":-32602,\"message\":\"Invalid params: " what \
+  "\",\"data\":{\"code\":\"invalid_params\"}}}"
+#define LOOK_TOOL "{\"name\":\"look\",\"description\":\"d\",\"parameters\":{\"type\":\"object\"}}"
+
+/* issue 10 item 2: a {"tool"} tool choice naming a tool that is not there
+ * is -32602 naming the tool, on session/create as everywhere else (npc/talk's
+ * per-turn override is -32011, as the spec's npc/talk table says). */
+static void
+test_tool_choice_unknown_tool (void)
+{
+  const char *lines[] = {
+    "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"a\","
+      "\"options\":{\"toolChoice\":{\"tool\":\"ghost\"}}}}",
+    NO_TOOL ("1", "'options.toolChoice': the session has no tool 'ghost'"),
+    /* the session was not created */
+    "> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/list\"}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"sessions\":[]}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/create\",\"params\":{\"session\":\"b\","
+      "\"tools\":[" LOOK_TOOL "],\"options\":{\"toolChoice\":{\"tool\":\"look\"}}," OAM_SCRIPT ("[{\"text\":\"hi\"}]") "}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"session\":\"b\",\"warnings\":[]}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session/respond\",\"params\":{\"session\":\"b\",\"prompt\":\"x\","
+      "\"toolChoice\":{\"tool\":\"ghost\"}}}",
+    NO_TOOL ("4", "'toolChoice': the session has no tool 'ghost'"),
+    "> {\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"npc/create\",\"params\":{\"npc\":\"n\",\"persona\":{\"name\":\"Gorm\"},"
+      "\"options\":{\"toolChoice\":{\"tool\":\"ghost\"}}}}",
+    NO_TOOL ("5", "'options.toolChoice': the NPC has no tool 'ghost'"),
+    "> {\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"npc/create\",\"params\":{\"npc\":\"m\",\"persona\":{\"name\":\"Gorm\"},"
+      OAM_SCRIPT ("[{\"text\":\"hi\"}]") "}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":6,\"result\":{\"npc\":\"m\",\"tools\":[],\"warnings\":[]}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"npc/update\",\"params\":{\"npc\":\"m\","
+      "\"options\":{\"toolChoice\":{\"tool\":\"ghost\"}}}}",
+    NO_TOOL ("7", "'options.toolChoice': the NPC has no tool 'ghost'"),
+    "> {\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"npc/talk\",\"params\":{\"npc\":\"m\",\"line\":\"hi\","
+      "\"toolChoice\":{\"tool\":\"ghost\"}}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":8,\"error\":{\"code\":-32011,\"message\":\"The NPC has no tool 'ghost'\","
+      "\"data\":{\"code\":\"invalid_request\"}}}",
+    "> {\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"decision/decide\",\"params\":{\"situation\":\"s\","
+      "\"options\":[\"a\",\"b\"],\"toolChoice\":{\"tool\":\"ghost\"}}}",
+    NO_TOOL ("9", "'toolChoice': there is no tool 'ghost'"),
+    NULL
+  };
+  oam_run_exchange (NULL, NULL, lines);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -80,5 +125,6 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/oam/conformance/neither-request-nor-response", test_neither_request_nor_response);
   g_test_add_func ("/oam/conformance/id-judged-alone", test_id_judged_alone);
+  g_test_add_func ("/oam/conformance/tool-choice-unknown-tool", test_tool_choice_unknown_tool);
   return g_test_run ();
 }
