@@ -118,6 +118,66 @@ test_tool_choice_unknown_tool (void)
   oam_run_exchange (NULL, NULL, lines);
 }
 
+#define TALK(id, npc, said) \
+  "> {\"jsonrpc\":\"2.0\",\"id\":" id ",\"method\":\"npc/talk\",\"params\":{\"npc\":\"" npc "\",\"line\":\"" said "\"}}"
+#define TALKED(id, npc, rest) \
+  "< {\"jsonrpc\":\"2.0\",\"id\":" id ",\"result\":{\"npc\":\"" npc "\"," rest "}}"
+
+/* issue 10 item 3: a structured NPC reply is judged by its line; the other
+ * fields are repaired (plugins/oam/README.md, "NPC reply rules"): fewer
+ * player options are kept, more are cut to playerOptionCount, non-strings
+ * and blanks dropped, an emotion the NPC does not have falls back to its
+ * default, ends_conversation counts only as `true` and when the NPC may end
+ * conversations. A reply without a line still fails the turn. */
+static void
+test_npc_reply_rules (void)
+{
+  const char *lines[] = {
+    "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"npc/create\",\"params\":{\"npc\":\"gorm\",\"persona\":{\"name\":\"Gorm\","
+      "\"defaultEmotion\":\"suspicious\"}," OAM_SCRIPT ("["
+      "{\"json\":{\"emotion\":\"proud\",\"line\":\"Two swords left.\",\"player_options\":[\"Buy\",\"Bye\"],\"ends_conversation\":false}},"
+      "{\"json\":{\"emotion\":\"happy\",\"line\":\"Many.\",\"player_options\":[\"A\",\"B\",\" \",7,\"C\",\"D\",\"E\"],\"ends_conversation\":false}},"
+      "{\"json\":{\"emotion\":\"ecstatic\",\"line\":\"Hm.\",\"ends_conversation\":\"yes\",\"extra\":1}},"
+      "{\"json\":{\"emotion\":3,\"line\":\"Out!\",\"player_options\":\"x\",\"ends_conversation\":true}},"
+      "{\"json\":{\"emotion\":\"happy\",\"player_options\":[\"A\",\"B\",\"C\"]}}]") "}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"npc\":\"gorm\",\"tools\":[],\"warnings\":[]}}",
+    TALK ("2", "gorm", "Swords?"),
+    TALKED ("2", "gorm", "\"line\":\"Two swords left.\",\"emotion\":\"proud\",\"playerOptions\":[\"Buy\",\"Bye\"],"
+            "\"endsConversation\":false,\"toolCalls\":[],\"relationship\":0,\"isFallback\":false,"
+            "\"usage\":{\"inputTokens\":81,\"cachedInputTokens\":0,\"outputTokens\":26,\"totalTokens\":107}"),
+    TALK ("3", "gorm", "More?"),
+    TALKED ("3", "gorm", "\"line\":\"Many.\",\"emotion\":\"happy\",\"playerOptions\":[\"A\",\"B\",\"C\"],"
+            "\"endsConversation\":false,\"toolCalls\":[],\"relationship\":0,\"isFallback\":false,"
+            "\"usage\":{\"inputTokens\":110,\"cachedInputTokens\":0,\"outputTokens\":27,\"totalTokens\":137}"),
+    TALK ("4", "gorm", "And?"),
+    TALKED ("4", "gorm", "\"line\":\"Hm.\",\"emotion\":\"suspicious\",\"playerOptions\":[],"
+            "\"endsConversation\":false,\"toolCalls\":[],\"relationship\":0,\"isFallback\":false,"
+            "\"usage\":{\"inputTokens\":139,\"cachedInputTokens\":0,\"outputTokens\":18,\"totalTokens\":157}"),
+    TALK ("5", "gorm", "Go?"),
+    TALKED ("5", "gorm", "\"line\":\"Out!\",\"emotion\":\"suspicious\",\"playerOptions\":[],"
+            "\"endsConversation\":true,\"toolCalls\":[],\"relationship\":0,\"isFallback\":false,"
+            "\"usage\":{\"inputTokens\":160,\"cachedInputTokens\":0,\"outputTokens\":19,\"totalTokens\":179}"),
+    TALK ("6", "gorm", "Hm?"),
+    "< {\"jsonrpc\":\"2.0\",\"id\":6,\"error\":{\"code\":-32012,\"message\":\"The model's answer does not match the schema: "
+      "#: must have required property 'line'\",\"data\":{\"code\":\"generation_failed\",\"path\":\"#\",\"schemaPath\":\"#/required\"}}}",
+    NULL
+  };
+  /* an NPC that may not end conversations, asked for no options */
+  const char *stay[] = {
+    "> {\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"npc/create\",\"params\":{\"npc\":\"stay\",\"persona\":{\"name\":\"S\"},"
+      "\"options\":{\"canEndConversation\":false,\"playerOptionCount\":0}," OAM_SCRIPT ("["
+      "{\"json\":{\"emotion\":\"angry\",\"line\":\"Out!\",\"player_options\":[\"A\"],\"ends_conversation\":true}}]") "}}",
+    "< {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"npc\":\"stay\",\"tools\":[],\"warnings\":[]}}",
+    TALK ("8", "stay", "x"),
+    TALKED ("8", "stay", "\"line\":\"Out!\",\"emotion\":\"angry\",\"playerOptions\":[],"
+            "\"endsConversation\":false,\"toolCalls\":[],\"relationship\":0,\"isFallback\":false,"
+            "\"usage\":{\"inputTokens\":78,\"cachedInputTokens\":0,\"outputTokens\":21,\"totalTokens\":99}"),
+    NULL
+  };
+  oam_run_exchange (NULL, NULL, lines);
+  oam_run_exchange (NULL, NULL, stay);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -126,5 +186,6 @@ main (int    argc,
   g_test_add_func ("/oam/conformance/neither-request-nor-response", test_neither_request_nor_response);
   g_test_add_func ("/oam/conformance/id-judged-alone", test_id_judged_alone);
   g_test_add_func ("/oam/conformance/tool-choice-unknown-tool", test_tool_choice_unknown_tool);
+  g_test_add_func ("/oam/conformance/npc-reply-rules", test_npc_reply_rules);
   return g_test_run ();
 }
