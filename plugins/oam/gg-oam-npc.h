@@ -47,10 +47,6 @@ JsonObject *gg_oam_npc_parse_persona   (JsonObject *given,
                                         const char *prefix,
                                         GPtrArray  *warnings,
                                         GError    **error);
-JsonObject *gg_oam_npc_parse_options   (JsonObject          *given,
-                                        const GgOamSettings *settings,
-                                        GPtrArray           *warnings,
-                                        GError             **error);
 gboolean    gg_oam_npc_parse_memory    (GgOamNpc   *npc,
                                         JsonObject *memory,
                                         const char *prefix,
@@ -66,13 +62,20 @@ char       *gg_oam_npc_prompt          (GgOamNpc   *npc,
                                         const char *context);
 JsonNode   *gg_oam_npc_memory_json     (GgOamNpc *npc);
 JsonNode   *gg_oam_npc_state           (GgOamNpc *npc);
+const char *gg_oam_npc_next_fallback   (GgOamNpc *npc);
+
+/* gg-oam-npc-options.c: the options table, emotions, option accessors */
+JsonObject *gg_oam_npc_parse_options   (JsonObject          *given,
+                                        const GgOamSettings *settings,
+                                        GPtrArray           *warnings,
+                                        GError             **error);
+gboolean    gg_oam_npc_emotion_is_known (const char *name);
 const char *gg_oam_npc_option_string   (GgOamNpc   *npc,
                                         const char *name);
 gint64      gg_oam_npc_option_int      (GgOamNpc   *npc,
                                         const char *name);
 gboolean    gg_oam_npc_option_bool     (GgOamNpc   *npc,
                                         const char *name);
-const char *gg_oam_npc_next_fallback   (GgOamNpc *npc);
 
 /* gg-oam-npc-reply.c: the reply asked for, accepted and read */
 JsonNode   *gg_oam_npc_reply_schema    (GgOamNpc *npc);
