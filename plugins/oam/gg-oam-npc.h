@@ -97,7 +97,8 @@ gboolean    gg_oam_npc_is_local_tool   (GgOamNpc   *npc,
 void        gg_oam_npc_run_local_tool  (GgOamNpc         *npc,
                                         GgToolInvocation *invocation);
 
-/* gg-oam-npc-methods.c and gg-oam-npc-talk.c: one queued NPC request */
+/* gg-oam-npc-methods.c, -create.c, -update.c and -talk.c: the methods and
+ * one queued NPC request */
 typedef struct {
   GgOamConnection *conn;
   GgOamNpc *npc;
@@ -136,6 +137,21 @@ JsonObject *gg_oam_npc_result          (GgOamNpc *npc);
 JsonNode   *gg_oam_npc_object_node     (JsonObject *object);
 void        gg_oam_npc_return_object   (GgJsonRpcRequest *request,
                                         JsonObject       *object);
+void        gg_oam_npc_create          (GgOamConnection  *conn,
+                                        GgJsonRpcRequest *request,
+                                        JsonObject       *params);
+void        gg_oam_npc_restore         (GgOamConnection  *conn,
+                                        GgJsonRpcRequest *request,
+                                        JsonObject       *params);
+void        gg_oam_npc_state_get       (GgOamConnection  *conn,
+                                        GgJsonRpcRequest *request,
+                                        JsonObject       *params);
+void        gg_oam_npc_update          (GgOamConnection  *conn,
+                                        GgJsonRpcRequest *request,
+                                        JsonObject       *params);
+void        gg_oam_npc_reset           (GgOamConnection  *conn,
+                                        GgJsonRpcRequest *request,
+                                        JsonObject       *params);
 void        gg_oam_npc_talk            (GgOamConnection  *conn,
                                         GgJsonRpcRequest *request,
                                         JsonObject       *params);
