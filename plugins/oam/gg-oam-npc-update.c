@@ -1,7 +1,7 @@
 /* gg-oam-npc-update.c: npc/state, npc/update and npc/reset (oam spec
- * section 6), queued behind the NPC's turns: the save state, a merge
- * patch of persona, options, memory and tools, and forgetting the
- * conversation.
+ * section 6), queued behind the NPC's turns: the save state; persona,
+ * options and memory changed by merge patches and tools replaced; the
+ * conversation forgotten.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
