@@ -52,6 +52,33 @@ test_npc_reply_rules (void)
   oam_run_exchange_file (NULL, NULL, "conformance-npc-reply-rules-stay");
 }
 
+/* issue 10 item 9, the other direction: a client's response whose id is
+ * fine but whose result holds an integer out of 64 bits fails that tool
+ * call, instead of handing the model a silently wrapped number. */
+static void
+test_response_with_big_integer (void)
+{
+  g_autoptr(OamClient) client = oam_client_new (NULL, NULL);
+
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"g\","
+                    "\"tools\":[{\"name\":\"open_gate\",\"description\":\"Open a gate.\",\"parameters\":{\"type\":\"object\"}}],"
+                    OAM_SCRIPT ("[{\"toolCalls\":[{\"name\":\"open_gate\",\"arguments\":{\"gate\":\"north\"},\"id\":\"c1\"}]},"
+                                "{\"template\":\"saw {toolOutput}\"}]") "}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"g\",\"warnings\":[]}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"g\",\"prompt\":\"open\"}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"method\":\"tool/call\",\"params\":{\"session\":\"g\",\"requestId\":2,"
+                      "\"call\":{\"id\":\"c1\",\"name\":\"open_gate\",\"arguments\":{\"gate\":\"north\"}}}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"result\":{\"output\":{\"n\":99999999999999999999}}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"g\",\"text\":\"saw Error: The response to request t-1 "
+                      "holds an integer out of range\",\"toolCalls\":[{\"call\":{\"id\":\"c1\",\"name\":\"open_gate\",\"arguments\":"
+                      "{\"gate\":\"north\"}},\"output\":\"The response to request t-1 holds an integer out of range\",\"isError\":true,"
+                      "\"durationSeconds\":0}],\"usage\":{\"inputTokens\":34,\"cachedInputTokens\":0,\"outputTokens\":33,"
+                      "\"totalTokens\":67},\"steps\":[{\"index\":0,\"completedToolRounds\":0,\"toolCallingMode\":\"allowed\","
+                      "\"enabledTools\":[\"open_gate\"],\"trimmedEntries\":0},{\"index\":1,\"completedToolRounds\":1,"
+                      "\"toolCallingMode\":\"allowed\",\"enabledTools\":[\"open_gate\"],\"trimmedEntries\":0}]}}");
+  g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
+}
+
 static char *
 repeat_path (const char *segment,
              guint       n)
@@ -194,6 +221,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/oam/conformance/neither-request-nor-response", test_neither_request_nor_response);
   g_test_add_func ("/oam/conformance/id-judged-alone", test_id_judged_alone);
+  g_test_add_func ("/oam/conformance/response-with-big-integer", test_response_with_big_integer);
   g_test_add_func ("/oam/conformance/tool-choice-unknown-tool", test_tool_choice_unknown_tool);
   g_test_add_func ("/oam/conformance/npc-reply-rules", test_npc_reply_rules);
   g_test_add_func ("/oam/conformance/deep-world-paths", test_deep_world_paths);
