@@ -55,7 +55,7 @@ daemon_start (Daemon *d)
           g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
           return;
         }
-      test_spin (50);
+      gg_test_spin (50);
     }
   g_assert_not_reached ();
 }
