@@ -4,6 +4,10 @@
  */
 #pragma once
 
+#if !defined (GAMEGATE_INSIDE) && !defined (GAMEGATE_COMPILATION)
+#error "Only <gamegate.h> can be included directly."
+#endif
+
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
