@@ -216,6 +216,8 @@ write_request (GgJsonRpcPeer *self,
  *   leave them out
  *
  * Sends a notification.
+ *
+ * Since: 1.0
  */
 void
 gg_jsonrpc_peer_notify (GgJsonRpcPeer *self,
@@ -244,6 +246,8 @@ gg_jsonrpc_peer_notify (GgJsonRpcPeer *self,
  * of the stream with %G_IO_ERROR_CLOSED.
  *
  * Returns: (transfer full): the id sent, as text
+ *
+ * Since: 1.0
  */
 char *
 gg_jsonrpc_peer_call_async (GgJsonRpcPeer       *self,
@@ -328,8 +332,12 @@ gg_jsonrpc_peer_call_async (GgJsonRpcPeer       *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
+ * Finishes gg_jsonrpc_peer_call_async().
+ *
  * Returns: (transfer full): the `result` of the response, or %NULL with
  *   @error set
+ *
+ * Since: 1.0
  */
 JsonNode *
 gg_jsonrpc_peer_call_finish (GgJsonRpcPeer  *self,
