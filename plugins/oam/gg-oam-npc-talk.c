@@ -208,8 +208,16 @@ on_talk_event (JsonObject *event,
 
       json_object_set_string_member (copy, "type", "toolCallStarted");
       json_object_set_object_member (copy, "call", json_object_ref (call));
-      json_object_set_string_member (copy, "execution",
-                                     gg_oam_npc_is_local_tool (data->npc, name) ? "local" : "client");
+      if (gg_oam_npc_is_local_tool (data->npc, name))
+        json_object_set_string_member (copy, "execution", "local");
+      else
+        {
+          /* "client", or "target" with the game that runs it. */
+          json_object_set_member (copy, "execution",
+                                  json_node_copy (json_object_get_member (event, "execution")));
+          if (json_object_has_member (event, "target"))
+            json_object_set_member (copy, "target", json_node_copy (json_object_get_member (event, "target")));
+        }
       emit (data, copy);
     }
   else if (g_str_equal (type, "toolCallCompleted"))
@@ -484,7 +492,7 @@ start_talk_turn (GgOamOp *op)
   gg_agent_turn_set_event_func (data->turn, on_talk_event, data, NULL);
   json_object_set_string_member (context, "npc", npc->id);
   g_clear_pointer (&data->tools, gg_oam_tool_context_free);
-  data->tools = gg_oam_tool_context_new (data->conn->peer, context, data->request_id);
+  data->tools = gg_oam_tool_context_new (data->conn->bus, data->conn->peer, context, data->request_id);
   gg_agent_turn_set_executor (data->turn, npc_execute, data, NULL);
   gg_agent_turn_run_async (data->turn, op->cancellable, talk_cb, op);
 }

@@ -526,7 +526,7 @@ respond_run (GgOamOp *op)
   gg_agent_turn_set_streaming (data->turn, data->stream);
   gg_agent_turn_set_event_func (data->turn, on_turn_event, data, NULL);
   json_object_set_string_member (context, "session", session->id);
-  gg_oam_turn_use_client_tools (data->turn, data->conn->peer, context, data->request_id);
+  gg_oam_turn_use_client_tools (data->turn, data->conn->bus, data->conn->peer, context, data->request_id);
   /* Reading the transcript during the turn shows its progress. */
   g_clear_pointer (&session->progress, json_array_unref);
   session->progress = json_array_new ();
