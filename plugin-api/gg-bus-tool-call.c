@@ -11,6 +11,8 @@
  */
 #include "config.h"
 
+#include <string.h>
+
 #include "gg-bus.h"
 #include "gg-json.h"
 #include "gg-tool-invocation.h"
@@ -44,9 +46,12 @@ on_target_called (GObject      *source,
   else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
       /* The turn gave up (timeout or cancel) when the call was cancelled;
-       * it already told the model why, so only other failures answer. */
-      g_autofree char *message = g_strdup_printf ("%s: %s", gg_target_get_id (call->target),
-                                                  error->message);
+       * it already told the model why, so only other failures answer.
+       * The model is told which game failed, once. */
+      const char *id = gg_target_get_id (call->target);
+      gsize length = strlen (id);
+      g_autofree char *message = strncmp (error->message, id, length) == 0 && error->message[length] == ':' ?
+                                 g_strdup (error->message) : g_strdup_printf ("%s: %s", id, error->message);
 
       gg_tool_invocation_return_error (call->invocation, message);
     }

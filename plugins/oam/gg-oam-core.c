@@ -296,7 +296,7 @@ on_validate_listed (GObject      *source,
 
   if (listed == NULL)
     {
-      g_autofree char *why = g_strdup_printf ("%s did not list its tools (%s)", call->target, error->message);
+      g_autofree char *why = g_strdup_printf ("%s did not list its tools: %s", call->target, error->message);
       warn_target_items (call->validate, call->target, NULL, why);
     }
   else

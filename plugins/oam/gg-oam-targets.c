@@ -290,7 +290,7 @@ on_tools_listed (GObject      *source,
 
   if (tools == NULL)
     g_ptr_array_add (resolve->warnings,
-                     g_strdup_printf ("options.targets[%u]: %s did not list its tools (%s); they are not offered",
+                     g_strdup_printf ("options.targets[%u]: %s did not list its tools (they are not offered): %s",
                                       call->index, gg_target_get_id (GG_TARGET (source)), error->message));
   resolve->listed[call->index] = tools;
   g_free (call);
