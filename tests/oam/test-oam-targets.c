@@ -401,7 +401,11 @@ test_http_game (void)
                              OAM_SCRIPT ("[{\"toolCalls\":[{\"name\":\"set_score\",\"arguments\":{\"score\":4242},\"id\":\"k1\"}]},{\"text\":\"Done.\"}]") "}}",
                              target);
   socket_send (client, request);
-  g_assert_cmpstr (socket_recv (client), ==, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"agent\",\"warnings\":[]}}");
+  {
+    g_autofree char *line = socket_recv (client);
+
+    g_assert_cmpstr (line, ==, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"agent\",\"warnings\":[]}}");
+  }
   socket_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"agent\",\"prompt\":\"Score!\"}}");
   {
     g_autofree char *line = socket_recv (client);
