@@ -13,6 +13,7 @@
 #include "gg-oam-options.h"
 #include "gg-oam-params.h"
 #include "gg-oam-session.h"
+#include "gg-oam-targets.h"
 #include "gg-oam-tools.h"
 
 #define SUMMARY_INSTRUCTIONS \
@@ -446,7 +447,8 @@ start_talk_turn (GgOamOp *op)
   NpcOp *data = op->data;
   GgOamNpc *npc = data->npc;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonArray) tools = gg_oam_npc_all_tools (npc);
+  g_autoptr(JsonArray) own = gg_oam_npc_all_tools (npc);
+  g_autoptr(JsonArray) tools = gg_oam_tools_with (own, data->target_tools, data->retrying ? NULL : data->warnings);
   g_autofree char *instructions = gg_oam_npc_instructions (npc, !data->structured);
   g_autofree char *prompt = gg_oam_npc_prompt (npc, data->line, data->context);
   g_autoptr(JsonNode) schema = data->structured ? gg_oam_npc_reply_schema (npc) : NULL;
@@ -500,6 +502,18 @@ start_talk_turn (GgOamOp *op)
 }
 
 static void
+on_targets_resolved (GObject      *source,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  GgOamOp *op = user_data;
+  NpcOp *data = op->data;
+
+  data->target_tools = gg_oam_targets_resolve_finish (result, data->warnings, NULL);
+  start_talk_turn (op);
+}
+
+static void
 talk_run (GgOamOp *op)
 {
   NpcOp *data = op->data;
@@ -511,7 +525,11 @@ talk_run (GgOamOp *op)
       return;
     }
   data->structured = !g_str_equal (gg_oam_npc_option_string (data->npc, "replyFormat"), "text");
-  start_talk_turn (op);
+  if (gg_oam_npc_targets (data->npc) != NULL)
+    gg_oam_targets_resolve_async (gg_oam_npc_targets (data->npc), data->conn->bus, op->cancellable,
+                                  on_targets_resolved, op);
+  else
+    start_talk_turn (op);
 }
 
 void

@@ -285,6 +285,24 @@ test_npc_grounded (ModFixture    *f,
   oam_expect (client, "{\"jsonrpc\":\"2.0\",\"method\":\"npc/event\",\"params\":{\"npc\":\"clerk\",\"requestId\":2,\"event\":{\"type\":\"emotion\",\"emotion\":\"neutral\"}}}");
   oam_expect (client, "{\"jsonrpc\":\"2.0\",\"method\":\"npc/event\",\"params\":{\"npc\":\"clerk\",\"requestId\":2,\"event\":{\"type\":\"lineDelta\",\"delta\":\"It is tick {\\\"tick\\\":0}.\"}}}");
   oam_expect_prefix (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"npc\":\"clerk\",\"line\":\"It is tick {\\\"tick\\\":0}.\",\"emotion\":\"neutral\",\"playerOptions\":[],\"endsConversation\":false,\"toolCalls\":[{\"call\":{\"id\":\"g1\",\"name\":\"get_time\",\"arguments\":{}},\"output\":{\"tick\":0},\"isError\":false,\"durationSeconds\":0}],");
+
+  /* The same through the NPC's targets option: the mod's tool under its
+   * oam name, grounded on; a target that is gone is only a warning. */
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"npc/create\",\"params\":{\"npc\":\"pilot\",\"persona\":{\"name\":\"Bo\",\"role\":\"a pilot\"},"
+                    "\"options\":{\"groundingTool\":\"world.get_time\",\"replyFormat\":\"text\",\"targets\":[{\"target\":\"gabp:shop\",\"tools\":[\"world/get_time\"]},{\"target\":\"gabp:gone\"}]},"
+                    OAM_SCRIPT ("[{\"toolCalls\":[{\"name\":\"world.get_time\",\"arguments\":{},\"id\":\"p1\"}]},{\"template\":\"[neutral] Tick {toolOutput}.\"}]") "}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"npc\":\"pilot\",\"tools\":[],\"warnings\":[]}}");
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"npc/talk\",\"params\":{\"npc\":\"pilot\",\"line\":\"Time?\"}}");
+  {
+    g_autofree char *line = oam_recv (client);
+
+    g_assert_true (g_str_has_prefix (line, "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"npc\":\"pilot\",\"line\":\"Tick {\\\"tick\\\":0}.\",\"emotion\":\"neutral\",\"playerOptions\":[],\"endsConversation\":false,\"toolCalls\":[{\"call\":{\"id\":\"p1\",\"name\":\"world.get_time\",\"arguments\":{}},\"output\":{\"tick\":0},\"isError\":false,\"durationSeconds\":0}],"));
+    g_assert_true (g_str_has_suffix (line, ",\"warnings\":[\"options.targets[1]: gabp:gone is not on the bus; its tools are not offered\"]}}"));
+  }
+  /* A grounding tool no target may offer is refused at once. */
+  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"npc/create\",\"params\":{\"npc\":\"ghost\",\"persona\":{\"name\":\"G\"},"
+                    "\"options\":{\"groundingTool\":\"nope\",\"targets\":[{\"target\":\"gabp:shop\",\"tools\":[\"world/get_time\"]}]}}}");
+  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":5,\"error\":{\"code\":-32602,\"message\":\"Invalid params: 'options.groundingTool': the NPC has no tool 'nope'\",\"data\":{\"code\":\"invalid_params\"}}}");
   g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
 }
 
