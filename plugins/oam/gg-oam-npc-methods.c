@@ -158,6 +158,7 @@ gg_oam_npc_op_free (NpcOp *data)
 {
   g_clear_object (&data->turn);
   g_clear_pointer (&data->tools, gg_oam_tool_context_free);
+  g_clear_pointer (&data->target_tools, json_array_unref);
   g_clear_object (&data->npc);
   g_clear_object (&data->conn);
   g_clear_pointer (&data->params, json_object_unref);

@@ -16,6 +16,7 @@
 #include "gg-oam-npc.h"
 #include "gg-oam-options.h"
 #include "gg-oam-params.h"
+#include "gg-oam-targets.h"
 
 #define PREFIX "options"
 
@@ -68,6 +69,7 @@ struct Option {
 
 static gboolean parse_tool_choice  (const Option *, JsonObject *, const GgOamSettings *, JsonObject *, GError **);
 static gboolean parse_memory_tools (const Option *, JsonObject *, const GgOamSettings *, JsonObject *, GError **);
+static gboolean parse_targets      (const Option *, JsonObject *, const GgOamSettings *, JsonObject *, GError **);
 
 #define INT(n, lo, hi, def)        { .name = n, .kind = OPTION_INT, .min = lo, .max = hi, .default_value = def }
 #define STRINGS(n, def)            { .name = n, .kind = OPTION_STRINGS, .defaults = def }
@@ -100,6 +102,8 @@ static const Option options[] = {
   { .name = "temperature", .kind = OPTION_DOUBLE_OR_NULL },
   { .name = "maximumResponseTokens", .kind = OPTION_INT_OR_NULL, .min = 1, .max = G_MAXINT32 },
   INT ("barkMaximumTokens", 1, G_MAXINT32, 48),
+  /* gamegate extension: tools of games on the bus (gg-oam-targets.c). */
+  { .name = "targets", .kind = OPTION_CUSTOM, .parse = parse_targets },
 };
 
 #undef INT
@@ -127,6 +131,26 @@ parse_tool_choice (const Option        *option,
   if (!gg_oam_parse_tool_choice (given, PREFIX, option->name, &kind, &forced, error))
     return FALSE;
   json_object_set_member (out, option->name, json_node_copy (node));
+  return TRUE;
+}
+
+/* targets: kept normalized when given; absent, the NPC has none (and its
+ * options do not list the member, as before the extension). */
+static gboolean
+parse_targets (const Option        *option,
+               JsonObject          *given,
+               const GgOamSettings *settings,
+               JsonObject          *out,
+               GError             **error)
+{
+  g_autoptr(JsonArray) targets = NULL;
+
+  if (gg_oam_param (given, option->name) == NULL)
+    return TRUE;
+  targets = gg_oam_targets_parse (given, PREFIX, error);
+  if (targets == NULL)
+    return FALSE;
+  json_object_set_array_member (out, option->name, g_steal_pointer (&targets));
   return TRUE;
 }
 
@@ -365,6 +389,16 @@ gg_oam_npc_option_int (GgOamNpc   *npc,
   if (json_node_get_value_type (node) == G_TYPE_DOUBLE)
     return (gint64) json_node_get_double (node);
   return json_node_get_int (node);
+}
+
+/* The `targets` option's entries, or %NULL. */
+JsonArray *
+gg_oam_npc_targets (GgOamNpc *npc)
+{
+  JsonNode *node = json_object_get_member (npc->options, "targets");
+
+  return node != NULL && JSON_NODE_HOLDS_ARRAY (node) && json_array_get_length (json_node_get_array (node)) > 0 ?
+         json_node_get_array (node) : NULL;
 }
 
 gboolean

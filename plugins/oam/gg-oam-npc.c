@@ -13,6 +13,7 @@
 #include "gg-oam-npc.h"
 #include "gg-oam-options.h"
 #include "gg-oam-params.h"
+#include "gg-oam-targets.h"
 #include "gg-oam-tools.h"
 #include "gg-oam-transcript.h"
 #include "gg-oam-world.h"
@@ -292,7 +293,9 @@ gg_oam_npc_check_tools (GgOamNpc  *npc,
           return FALSE;
         }
     }
-  if (grounding != NULL && !gg_oam_tools_has (all, grounding))
+  /* A tool that a `targets` entry may offer is known when a turn starts. */
+  if (grounding != NULL && !gg_oam_tools_has (all, grounding) &&
+      !gg_oam_targets_may_offer (gg_oam_npc_targets (npc), grounding))
     {
       g_propagate_error (error, gg_oam_invalid_params ("'options.groundingTool': the NPC has no tool '%s'",
                                                        grounding));
@@ -302,7 +305,7 @@ gg_oam_npc_check_tools (GgOamNpc  *npc,
     {
       const char *tool = json_object_get_string_member (json_node_get_object (choice), "tool");
 
-      if (!gg_oam_tools_has (all, tool))
+      if (!gg_oam_tools_has (all, tool) && !gg_oam_targets_may_offer (gg_oam_npc_targets (npc), tool))
         {
           g_propagate_error (error, gg_oam_invalid_params ("'options.toolChoice': the NPC has no tool '%s'",
                                                            tool));

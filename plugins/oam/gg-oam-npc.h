@@ -74,6 +74,7 @@ const char *gg_oam_npc_option_string   (GgOamNpc   *npc,
                                         const char *name);
 gint64      gg_oam_npc_option_int      (GgOamNpc   *npc,
                                         const char *name);
+JsonArray  *gg_oam_npc_targets         (GgOamNpc *npc);
 gboolean    gg_oam_npc_option_bool     (GgOamNpc   *npc,
                                         const char *name);
 
@@ -112,6 +113,7 @@ typedef struct {
   char *context;
   GgAgentTurn *turn;
   GgOamToolContext *tools;
+  JsonArray *target_tools;   /* the `targets` option's tools this turn */
   JsonArray *records;
   GString *shown;            /* the line the client has seen */
   char *emotion_sent;        /* the emotion the client has seen */
