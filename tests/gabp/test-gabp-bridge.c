@@ -567,7 +567,7 @@ test_backoff_until_mod_starts (void)
 {
   Fixture f = { 0 };
   g_autoptr(GError) error = NULL;
-  guint16 port = gg_gabp_pick_free_port (&error);
+  guint16 port = gg_loopback_port_pick_free (&error);
 
   g_assert_no_error (error);
   fixture_connect (&f, port, TEST_TOKEN);
