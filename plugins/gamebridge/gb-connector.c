@@ -16,7 +16,8 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "gb-bridge.h"
+#include "gb-connector.h"
+#include "gb-errors.h"
 
 #define MAX_BODY (16 * 1024 * 1024)
 

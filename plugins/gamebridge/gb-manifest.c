@@ -14,7 +14,8 @@
 
 #include <string.h>
 
-#include "gb-bridge.h"
+#include "gb-errors.h"
+#include "gb-manifest.h"
 
 #define MAX_TOOLSETS      256
 #define MAX_TOOLS         2048

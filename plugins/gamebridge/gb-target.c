@@ -9,7 +9,9 @@
  */
 #include "config.h"
 
-#include "gb-bridge.h"
+#include "gb-bridge-toolset.h"
+#include "gb-errors.h"
+#include "gb-target.h"
 
 #define MAX_WAIT_MS 600000
 

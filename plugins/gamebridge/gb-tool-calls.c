@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "gb-instances.h"
 #include "gb-tools.h"
 
 /* ---- results ------------------------------------------------------------- */
