@@ -50,6 +50,10 @@ const GbToolset *gb_manifest_find_toolset (GbManifest *self,
                                            const char *name);
 JsonArray    *gb_manifest_toolset_names (GbManifest *self);
 JsonObject   *gb_tool_to_json          (const GbTool *tool);
+gboolean      gb_tool_check_arguments  (JsonObject  *schema,
+                                        JsonObject  *arguments,
+                                        const char  *tool,
+                                        GError     **error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GbManifest, gb_manifest_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GbToolset, gb_toolset_free)
 

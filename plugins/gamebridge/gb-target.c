@@ -289,26 +289,6 @@ on_command_done (GObject      *source,
     return_object (task, body);
 }
 
-static gboolean
-validate (JsonObject  *schema,
-          JsonObject  *arguments,
-          const char  *tool,
-          GError     **error)
-{
-  g_autoptr(JsonNode) schema_node = json_node_init_object (json_node_alloc (), schema);
-  g_autoptr(JsonNode) instance = json_node_init_object (json_node_alloc (), arguments);
-  g_autoptr(GgSchema) compiled = gg_schema_new (schema_node, NULL);
-  g_autoptr(GError) local = NULL;
-
-  /* A game's schema the validator cannot read is the game's to check. */
-  if (compiled == NULL || gg_schema_validate (compiled, instance, &local))
-    return TRUE;
-  gb_error_usage (error, "Bad arguments for '%s' at %s: %s", tool,
-                  gg_schema_error_get_path (local) != NULL ? gg_schema_error_get_path (local) : "#",
-                  local->message);
-  return FALSE;
-}
-
 static void
 send_command (GTask      *task,
               const char *command,
@@ -519,7 +499,7 @@ run_bridge_tool (GTask *task)
       GbTool *tool = g_ptr_array_index (bridge->tools, i);
 
       if (g_str_equal (tool->name, data->name) &&
-          !validate (tool->input_schema, data->arguments, tool->name, &error))
+          !gb_tool_check_arguments (tool->input_schema, data->arguments, tool->name, &error))
         {
           g_task_return_error (task, error);
           g_object_unref (task);
@@ -580,7 +560,7 @@ resolve (GTask      *task,
   if (tool != NULL)
     {
       data->via = g_strdup (g_str_equal (manifest->source, "file") ? "manifest-file" : "manifest");
-      if (!validate (tool->input_schema, data->arguments, tool->name, &error))
+      if (!gb_tool_check_arguments (tool->input_schema, data->arguments, tool->name, &error))
         {
           g_task_return_error (task, error);
           g_object_unref (task);

@@ -62,25 +62,6 @@ return_error (GTask  *task,
   g_object_unref (task);
 }
 
-gboolean
-gb_tools_check_arguments (JsonObject  *schema,
-                          JsonObject  *arguments,
-                          const char  *tool,
-                          GError     **error)
-{
-  g_autoptr(JsonNode) schema_node = json_node_init_object (json_node_alloc (), schema);
-  g_autoptr(JsonNode) instance = json_node_init_object (json_node_alloc (), arguments);
-  g_autoptr(GgSchema) compiled = gg_schema_new (schema_node, NULL);
-  g_autoptr(GError) local = NULL;
-
-  if (compiled == NULL || gg_schema_validate (compiled, instance, &local))
-    return TRUE;
-  gb_error_usage (error, "Bad arguments for %s at %s: %s", tool,
-                  gg_schema_error_get_path (local) != NULL ? gg_schema_error_get_path (local) : "#",
-                  local->message);
-  return FALSE;
-}
-
 /* ---- resolution ------------------------------------------------------------ */
 
 static guint

@@ -181,7 +181,7 @@ provider_call_tool_async (gpointer             provider,
   {
     g_autoptr(JsonObject) schema = schema_of ((guint) known);
 
-    if (!gb_tools_check_arguments (schema, args, name, &error))
+    if (!gb_tool_check_arguments (schema, args, name, &error))
       {
         g_task_return_error (task, error);
         g_object_unref (task);

@@ -13,10 +13,6 @@ G_BEGIN_DECLS
 const GbMcpToolsProvider *gb_tools_provider (void);
 
 /* gb-tool-calls.c */
-gboolean gb_tools_check_arguments (JsonObject  *schema,
-                                   JsonObject  *arguments,
-                                   const char  *tool,
-                                   GError     **error);
 void     gb_tools_dispatch        (GbBridge   *self,
                                    GTask      *task,
                                    const char *name,
