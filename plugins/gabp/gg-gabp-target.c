@@ -12,6 +12,7 @@
  */
 #include "config.h"
 
+#include "gg-gabp-names.h"
 #include "gg-gabp-target.h"
 
 typedef struct {
@@ -37,6 +38,7 @@ struct _GgGabpTarget
   guint64          cursor;       /* cursor of the next event recorded */
   guint64          gap_seq;
   const char      *status;
+  char            *last_error;   /* why the last session attempt failed, nullable */
 };
 
 static void gg_gabp_target_iface_init (GgTargetInterface *iface);
@@ -113,6 +115,7 @@ gg_gabp_target_finalize (GObject *object)
 
   g_free (self->name);
   g_free (self->id);
+  g_free (self->last_error);
   g_clear_object (&self->gate);
   g_clear_pointer (&self->tools, json_array_unref);
   g_hash_table_unref (self->tool_tags);
@@ -149,6 +152,20 @@ set_status (GgGabpTarget *self,
     return;
   self->status = status;
   gg_target_emit_status_changed (GG_TARGET (self));
+}
+
+/* A call while there is no session: why, in the words list_instances uses. */
+static void
+return_not_connected (GTask        *task,
+                      GgGabpTarget *self,
+                      const char   *what)
+{
+  if (self->last_error != NULL)
+    g_task_return_new_error (task, GG_TARGET_ERROR, GG_TARGET_ERROR_UNREACHABLE,
+                             "%s: %s", what, self->last_error);
+  else
+    g_task_return_new_error (task, GG_TARGET_ERROR, GG_TARGET_ERROR_UNREACHABLE,
+                             "%s: the mod is not connected (%s)", what, self->status);
 }
 
 /* Events ---------------------------------------------------------------- */
@@ -389,6 +406,7 @@ on_client_ready (GgGabpClient *client,
   JsonArray *events = caps != NULL && json_object_has_member (caps, "events")
                         ? json_object_get_array_member (caps, "events") : NULL;
 
+  g_clear_pointer (&self->last_error, g_free);
   g_hash_table_remove_all (self->next_seq);
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
@@ -419,6 +437,27 @@ on_client_disconnected (GgGabpClient *client,
   set_status (self, "disconnected");
 }
 
+/* The mod answered session/hello with an error (a refused token, most
+ * often) or not at all: status "error" with the reason, until a session
+ * is made; the client keeps retrying with its backoff meanwhile. */
+static void
+on_handshake_failed (GgGabpClient *client,
+                     GError       *why,
+                     GgGabpTarget *self)
+{
+  g_free (self->last_error);
+  if (g_error_matches (why, GG_GABP_ERROR, GG_GABP_ERROR_AUTH_FAILED))
+    self->last_error = g_strdup_printf ("the mod refused the token (%d %s)", why->code, why->message);
+  else if (why->domain == GG_GABP_ERROR)
+    self->last_error = g_strdup_printf ("the mod refused the session (%d %s)", why->code, why->message);
+  else
+    self->last_error = g_strdup_printf ("the session with the mod failed: %s", why->message);
+  if (g_strcmp0 (self->status, "error") == 0)
+    return;
+  self->status = "error";
+  gg_target_emit_status_changed (GG_TARGET (self));
+}
+
 /**
  * gg_gabp_target_new:
  * @name: the game's name; the target id is `gabp:<name>`
@@ -437,6 +476,7 @@ gg_gabp_target_new (const char   *name,
   self->client = g_object_ref (client);
   g_signal_connect (client, "ready", G_CALLBACK (on_client_ready), self);
   g_signal_connect (client, "disconnected", G_CALLBACK (on_client_disconnected), self);
+  g_signal_connect (client, "handshake-failed", G_CALLBACK (on_handshake_failed), self);
   g_signal_connect (client, "event", G_CALLBACK (on_client_event), self);
   return self;
 }
@@ -455,7 +495,7 @@ gg_gabp_target_get_attention (GgGabpTarget *self)
   return self->gate;
 }
 
-/** gg_gabp_target_get_status: Returns: "connecting", "ready" or "disconnected". */
+/** gg_gabp_target_get_status: Returns: "connecting", "ready", "disconnected" or "error". */
 const char *
 gg_gabp_target_get_status (GgGabpTarget *self)
 {
@@ -490,6 +530,8 @@ target_get_info (GgTarget *target)
   json_object_set_string_member (info, "kind", "gabp");
   json_object_set_string_member (info, "name", self->name);
   json_object_set_string_member (info, "status", self->status);
+  if (self->last_error != NULL)
+    json_object_set_string_member (info, "error", self->last_error);
   if (welcome != NULL)
     {
       json_object_set_member (info, "agentId", json_node_copy (json_object_get_member (welcome, "agentId")));
@@ -555,8 +597,7 @@ target_list_tools_async (GgTarget            *target,
 
   if (self->tools == NULL)
     {
-      g_task_return_new_error (task, GG_TARGET_ERROR, GG_TARGET_ERROR_UNREACHABLE,
-                               "%s: the mod is not connected (%s)", self->id, self->status);
+      return_not_connected (task, self, self->id);
       return;
     }
   g_task_return_pointer (task, json_array_ref (self->tools), (GDestroyNotify) json_array_unref);
@@ -622,8 +663,7 @@ start_call (GgGabpTarget *self,
   g_task_set_task_data (task, data, (GDestroyNotify) call_data_free);
   if (gg_gabp_client_get_state (self->client) != GG_GABP_CLIENT_READY)
     {
-      g_task_return_new_error (task, GG_TARGET_ERROR, GG_TARGET_ERROR_UNREACHABLE,
-                               "%s: the mod is not connected (%s)", what, self->status);
+      return_not_connected (task, self, what);
       g_object_unref (task);
       return;
     }
@@ -693,6 +733,15 @@ target_call_tool_async (GgTarget            *target,
   g_task_set_source_tag (task, target_call_tool_async);
   if (g_str_has_prefix (name, "gamegate/") && call_synthetic (self, task, name, arguments))
     return;
+  /* A name GABP cannot carry is no tool of this mod: say so, rather than
+   * what the outgoing schema check would say about the name's pattern. */
+  if (!gg_gabp_name_is_valid (name))
+    {
+      g_task_return_new_error (task, GG_TARGET_ERROR, GG_TARGET_ERROR_TOOL_NOT_FOUND,
+                               "%s has no tool '%s'", self->id, name);
+      g_object_unref (task);
+      return;
+    }
   if (!gg_gabp_attention_check (self->gate, name, g_hash_table_lookup (self->tool_tags, name), &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
@@ -742,8 +791,7 @@ target_get_state_async (GgTarget            *target,
 
   if (gg_gabp_client_get_state (self->client) != GG_GABP_CLIENT_READY)
     {
-      g_task_return_new_error (task, GG_TARGET_ERROR, GG_TARGET_ERROR_UNREACHABLE,
-                               "%s: the mod is not connected (%s)", self->id, self->status);
+      return_not_connected (task, self, self->id);
       return;
     }
   if (!gg_gabp_client_supports (self->client, "state/get"))

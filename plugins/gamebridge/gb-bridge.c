@@ -172,3 +172,81 @@ gb_bridge_shutdown_finish (GbBridge     *self,
   g_task_propagate_boolean (G_TASK (result), NULL);
 }
 
+/* ---- resolving what a tool names ------------------------------------------ */
+
+/**
+ * gb_bridge_resolve_port:
+ * @self: the bridge
+ * @args: a tool's arguments
+ * @inner: (nullable): call_tool's inner arguments
+ *
+ * Returns: the port a tool names: `port` at the top, else inside the
+ *   arguments, else --port (itself GAME_BRIDGE_PORT, else 7777)
+ */
+guint
+gb_bridge_resolve_port (GbBridge   *self,
+                        JsonObject *args,
+                        JsonObject *inner)
+{
+  JsonNode *n = json_object_get_member (args, "port");
+
+  if (n == NULL && inner != NULL)
+    n = json_object_get_member (inner, "port");
+  if (n != NULL && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_INT64 &&
+      json_node_get_int (n) >= 1 && json_node_get_int (n) <= 65535)
+    return (guint) json_node_get_int (n);
+  return (guint) self->options.port;
+}
+
+/**
+ * gb_bridge_resolve_target:
+ * @self: the bridge
+ * @args: a tool's arguments
+ * @inner: (nullable): call_tool's inner arguments
+ * @error: return location for a BridgeUsageError
+ *
+ * Returns: (transfer full): the target a tool names: `instance` (any bus
+ *   target) or the port's HTTP target (made on first use)
+ */
+GgTarget *
+gb_bridge_resolve_target (GbBridge    *self,
+                          JsonObject  *args,
+                          JsonObject  *inner,
+                          GError     **error)
+{
+  const char *instance = json_object_get_string_member_with_default (args, "instance", NULL);
+  GgTarget *target;
+  guint64 port;
+
+  if (instance == NULL)
+    return g_object_ref (GG_TARGET (gb_bridge_ensure_target (self, gb_bridge_resolve_port (self, args, inner))));
+  if (g_str_has_prefix (instance, "http:") &&
+      g_ascii_string_to_unsigned (instance + 5, 10, 1, 65535, &port, NULL))
+    return g_object_ref (GG_TARGET (gb_bridge_ensure_target (self, (guint) port)));
+  target = gg_bus_lookup_target (self->bus, instance);
+  if (target == NULL)
+    {
+      gb_error_usage (error, "No instance '%.100s' is known; list_instances shows the live ones", instance);
+      return NULL;
+    }
+  return g_object_ref (target);
+}
+
+/**
+ * gb_bridge_forget_if_offline:
+ * @self: the bridge
+ * @target: the target a call failed on
+ * @error: why
+ *
+ * Drops the HTTP target of a port where no game answers any more, unless
+ * this bridge launched it (a launched game's target lives until its stop).
+ */
+void
+gb_bridge_forget_if_offline (GbBridge     *self,
+                             GgTarget     *target,
+                             const GError *error)
+{
+  if (GB_IS_HTTP_TARGET (target) && g_error_matches (error, GB_ERROR, GB_ERROR_GAME_OFFLINE) &&
+      !gb_launcher_owns (self->launcher, gb_connector_get_port (gb_http_target_get_connector (GB_HTTP_TARGET (target)))))
+    gb_bridge_forget_target (self, gb_connector_get_port (gb_http_target_get_connector (GB_HTTP_TARGET (target))));
+}

@@ -48,4 +48,14 @@ void          gb_bridge_shutdown_async (GbBridge            *self,
                                         gpointer             user_data);
 void          gb_bridge_shutdown_finish (GbBridge     *self,
                                          GAsyncResult *result);
+guint         gb_bridge_resolve_port   (GbBridge   *self,
+                                        JsonObject *args,
+                                        JsonObject *inner);
+GgTarget     *gb_bridge_resolve_target (GbBridge    *self,
+                                        JsonObject  *args,
+                                        JsonObject  *inner,
+                                        GError     **error);
+void          gb_bridge_forget_if_offline (GbBridge     *self,
+                                           GgTarget     *target,
+                                           const GError *error);
 G_END_DECLS

@@ -1,5 +1,9 @@
 /* gb-tools.c: the seven tools of spec section 4, as the GbMcpToolsProvider
- * the MCP side serves.
+ * the MCP side serves. A call reads top to bottom: its arguments checked
+ * against the tool's schema, the instance it names resolved once
+ * (gb-bridge.c), then one tool's code (gb-call-tool.c, gb-toolsets.c,
+ * gb-instance-tools.c, gb-instances.c), whose result object is wrapped here
+ * into the one CallToolResult.
  *
  * Games are reached only through the bus: every live HTTP game is a
  * GbHttpTarget added to it, and any other plugin's target (a GABP mod) is
@@ -12,8 +16,10 @@
 
 #include <string.h>
 
-#include "gb-bridge.h"
-#include "gb-mcp-server.h"
+#include "gb-call-tool.h"
+#include "gb-instance-tools.h"
+#include "gb-instances.h"
+#include "gb-toolsets.h"
 #include "gb-tools.h"
 
 #define DEFAULT_GRACE_MS  3000
@@ -138,6 +144,159 @@ provider_list_tools (gpointer provider)
   return tools;
 }
 
+/* ---- call_tool: check, resolve once, dispatch, wrap ---------------------------- */
+
+static JsonObject *
+copy_object (JsonObject *o)
+{
+  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), o);
+  g_autoptr(JsonNode) copy = gg_json_copy (node);
+
+  return json_object_ref (json_node_get_object (copy));
+}
+
+static JsonObject *
+wrap (JsonNode *node)
+{
+  JsonObject *result = json_object_new ();
+  JsonArray *content = json_array_new ();
+  JsonObject *text = json_object_new ();
+  g_autofree char *json = gg_json_to_string (node);
+
+  json_object_set_string_member (text, "type", "text");
+  json_object_set_string_member (text, "text", json);
+  json_array_add_object_element (content, text);
+  json_object_set_array_member (result, "content", content);
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    json_object_set_member (result, "structuredContent", json_node_copy (node));
+  else
+    {
+      JsonObject *wrapped = json_object_new ();
+
+      json_object_set_member (wrapped, "result", json_node_copy (node));
+      json_object_set_object_member (result, "structuredContent", wrapped);
+    }
+  return result;
+}
+
+/* Every tool completes here with its result object: the one CallToolResult. */
+static void
+on_tool_done (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+  g_autoptr(JsonObject) r = g_task_propagate_pointer (G_TASK (result), &error);
+  g_autoptr(JsonNode) node = NULL;
+
+  if (r == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  node = json_node_init_object (json_node_alloc (), r);
+  g_task_return_pointer (task, wrap (node), (GDestroyNotify) json_object_unref);
+}
+
+static void
+on_instances_listed (GObject      *source,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+  JsonObject *r = gb_instances_list_finish (g_task_get_task_data (task), result, &error);
+
+  if (r == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, r, (GDestroyNotify) json_object_unref);
+}
+
+/* call_tool, and a flat --eager tool: @inner holds the tool's arguments
+ * (and maybe `port`, which names the target and is no argument). */
+static void
+start_call_tool (GbBridge   *self,
+                 GTask      *task,
+                 const char *name,
+                 JsonObject *args,
+                 JsonObject *inner)
+{
+  GError *error = NULL;
+  g_autoptr(GgTarget) target = gb_bridge_resolve_target (self, args, inner, &error);
+
+  if (target == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  json_object_remove_member (inner, "port");
+  gb_call_tool_async (self, target, name, inner, g_task_get_cancellable (task), on_tool_done, task);
+}
+
+/* One of the seven tools, its arguments checked against its schema. */
+static void
+dispatch (GbBridge   *self,
+          GTask      *task,
+          const char *name,
+          JsonObject *args,
+          GbMcpCall  *call)
+{
+  GCancellable *cancellable = g_task_get_cancellable (task);
+  GError *error = NULL;
+
+  if (g_str_equal (name, "list_instances"))
+    {
+      GTask *list = g_task_new (NULL, cancellable, on_tool_done, task);
+
+      g_task_set_task_data (list, self, NULL);
+      gb_instances_list_async (self, cancellable, on_instances_listed, list);
+    }
+  else if (g_str_equal (name, "launch_instance"))
+    gb_instance_tools_launch_async (self, args, call, cancellable, on_tool_done, task);
+  else if (g_str_equal (name, "stop_instance"))
+    gb_instance_tools_stop_async (self, gb_bridge_resolve_port (self, args, NULL),
+                                  (guint) json_object_get_int_member_with_default (args, "graceMs", DEFAULT_GRACE_MS),
+                                  cancellable, on_tool_done, task);
+  else if (g_str_equal (name, "instance_log"))
+    {
+      g_autoptr(JsonObject) r = gb_instance_tools_log (self, gb_bridge_resolve_port (self, args, NULL),
+                                                       (guint) json_object_get_int_member_with_default (args, "lines",
+                                                                                                        GB_LOG_LINES),
+                                                       &error);
+      g_autoptr(JsonNode) node = r != NULL ? json_node_init_object (json_node_alloc (), r) : NULL;
+
+      if (node == NULL)
+        g_task_return_error (task, error);
+      else
+        g_task_return_pointer (task, wrap (node), (GDestroyNotify) json_object_unref);
+      g_object_unref (task);
+    }
+  else if (g_str_equal (name, "call_tool"))
+    {
+      JsonNode *inner = json_object_get_member (args, "arguments");
+      g_autoptr(JsonObject) copy = inner != NULL ? copy_object (json_node_get_object (inner)) : json_object_new ();
+
+      start_call_tool (self, task, json_object_get_string_member (args, "name"), args, copy);
+    }
+  else /* list_toolsets, describe_toolset */
+    {
+      g_autoptr(GgTarget) target = gb_bridge_resolve_target (self, args, NULL, &error);
+
+      if (target == NULL)
+        {
+          g_task_return_error (task, error);
+          g_object_unref (task);
+          return;
+        }
+      gb_toolsets_async (self, target, g_str_equal (name, "describe_toolset")
+                                       ? json_object_get_string_member (args, "name") : NULL,
+                         cancellable, on_tool_done, task);
+    }
+}
+
 static JsonObject *
 provider_call_tool_finish (gpointer       provider,
                            GAsyncResult  *result,
@@ -158,6 +317,7 @@ provider_call_tool_async (gpointer             provider,
   GbBridge *self = provider;
   GTask *task = g_task_new (NULL, cancellable, callback, user_data);
   g_autoptr(JsonObject) args = arguments != NULL ? json_object_ref (arguments) : json_object_new ();
+  g_autoptr(JsonObject) schema = NULL;
   GError *error = NULL;
   gint known = -1;
 
@@ -171,24 +331,24 @@ provider_call_tool_async (gpointer             provider,
         json_array_unref (provider_list_tools (self));
       if (self->options.eager && g_hash_table_contains (self->eager_names, name))
         {
-          gb_tools_run_eager (self, task, name, args);
+          g_autoptr(JsonObject) inner = copy_object (args);
+          g_autoptr(JsonObject) none = json_object_new ();
+
+          start_call_tool (self, task, name, none, inner);
           return;
         }
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "Unknown tool: %s", name);
       g_object_unref (task);
       return;
     }
-  {
-    g_autoptr(JsonObject) schema = schema_of ((guint) known);
-
-    if (!gb_tool_check_arguments (schema, args, name, &error))
-      {
-        g_task_return_error (task, error);
-        g_object_unref (task);
-        return;
-      }
-  }
-  gb_tools_dispatch (self, task, name, args, call);
+  schema = schema_of ((guint) known);
+  if (!gb_tool_check_arguments (schema, args, name, &error))
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  dispatch (self, task, name, args, call);
 }
 
 static const GbMcpToolsProvider provider = {
