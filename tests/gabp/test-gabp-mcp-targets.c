@@ -85,6 +85,28 @@ wait_for_status (Mcp        *mcp,
   return NULL;
 }
 
+static char *
+to_json (JsonObject *o)
+{
+  return gg_json_object_to_string (o);
+}
+
+/* A call's structuredContent, compact, with @drop (a timing) taken out. */
+static char *
+call_json (Mcp        *mcp,
+           const char *arguments,
+           const char *drop)
+{
+  g_autoptr(JsonObject) r = mcp_call_ok (mcp, "call_tool", arguments);
+
+  if (drop != NULL)
+    {
+      g_assert_true (json_object_has_member (r, drop));
+      json_object_remove_member (r, drop);
+    }
+  return to_json (r);
+}
+
 /* ---- the process group ---------------------------------------------------- */
 
 static void
@@ -118,10 +140,144 @@ test_stop_takes_forked_child (void)
   g_rmdir (dir);
 }
 
+/* ---- the bridge toolset on a GABP instance ---------------------------------- */
+
+static void
+test_bridge_toolset (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("gg-gabp-targets-XXXXXX", NULL);
+  g_autofree char *text = g_strdup_printf ("[gabp]\nmods=ref\nserver=false\nbridge-file=\nref.command=%s\n", MOD_EXE);
+  g_autofree char *conf = write_config (dir, text);
+  g_autoptr(Mcp) mcp = start_with_config (conf);
+  g_autoptr(JsonObject) ready = wait_for_status (mcp, "gabp:ref", "ready");
+  g_autoptr(JsonObject) sets = NULL;
+  g_autoptr(JsonObject) moved = NULL;
+  g_autoptr(JsonObject) ticked = NULL;
+  g_autoptr(JsonObject) described = NULL;
+  g_autofree char *state = NULL;
+  g_autofree char *x = NULL;
+  g_autofree char *waited = NULL;
+  g_autofree char *timed_out = NULL;
+  g_autofree char *health = NULL;
+  g_autofree char *raw = NULL;
+  g_autofree char *missing = NULL;
+  g_autofree char *close = NULL;
+  g_autofree char *bad = NULL;
+  g_autofree char *ghost = NULL;
+  JsonArray *list;
+  JsonArray *tools = NULL;
+
+  /* list_toolsets shows the bridge toolset beside the mod's own. */
+  sets = mcp_call_ok (mcp, "list_toolsets", "{\"instance\":\"gabp:ref\"}");
+  list = json_object_get_array_member (sets, "toolsets");
+  for (guint i = 0; i < json_array_get_length (list); i++)
+    if (g_str_equal (json_object_get_string_member (json_array_get_object_element (list, i), "name"), "bridge"))
+      tools = json_object_get_array_member (json_array_get_object_element (list, i), "tools");
+  g_assert_nonnull (tools);
+  g_assert_cmpuint (json_array_get_length (tools), ==, 4);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (tools, 0), "name"), ==, "get_state");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (tools, 1), "name"), ==, "raw_command");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (tools, 2), "name"), ==, "wait_for");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (tools, 3), "name"), ==, "health");
+  described = mcp_call_ok (mcp, "describe_toolset", "{\"instance\":\"gabp:ref\",\"name\":\"bridge\"}");
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (described, "toolsets")), ==, 1);
+
+  /* get_state: the mod's state/get, whole or at a path. */
+  state = call_json (mcp, "{\"instance\":\"gabp:ref\",\"name\":\"get_state\"}", NULL);
+  g_assert_cmpstr (state, ==, "{\"instance\":\"gabp:ref\",\"tool\":\"get_state\",\"via\":\"bridge\","
+                              "\"state\":{\"tick\":0,\"position\":{\"x\":0,\"y\":0}}}");
+  moved = mcp_call_ok (mcp, "call_tool",
+                       "{\"instance\":\"gabp:ref\",\"name\":\"player/move\",\"arguments\":{\"x\":4,\"y\":5}}");
+  x = call_json (mcp, "{\"instance\":\"gabp:ref\",\"name\":\"get_state\",\"arguments\":{\"path\":\"position.x\"}}",
+                 NULL);
+  g_assert_cmpstr (x, ==, "{\"instance\":\"gabp:ref\",\"tool\":\"get_state\",\"via\":\"bridge\","
+                          "\"path\":\"position.x\",\"value\":4}");
+  missing = mcp_call_error (mcp, "call_tool",
+                            "{\"instance\":\"gabp:ref\",\"name\":\"get_state\",\"arguments\":{\"path\":\"nowhere\"}}");
+  g_assert_cmpstr (missing, ==, "BridgeUsageError: No value at path 'nowhere' of the state");
+
+  /* wait_for: polls state/get until the condition holds, or says it did not. */
+  ticked = mcp_call_ok (mcp, "call_tool",
+                        "{\"instance\":\"gabp:ref\",\"name\":\"world/emit_ticks\",\"arguments\":{\"count\":2}}");
+  waited = call_json (mcp, "{\"instance\":\"gabp:ref\",\"name\":\"wait_for\","
+                           "\"arguments\":{\"path\":\"tick\",\"equals\":2,\"timeoutMs\":5000}}", "waitedMs");
+  g_assert_cmpstr (waited, ==, "{\"instance\":\"gabp:ref\",\"tool\":\"wait_for\",\"via\":\"bridge\","
+                               "\"path\":\"tick\",\"matched\":true,\"value\":2}");
+  timed_out = call_json (mcp, "{\"instance\":\"gabp:ref\",\"name\":\"wait_for\","
+                              "\"arguments\":{\"path\":\"tick\",\"equals\":99,\"timeoutMs\":50}}", "waitedMs");
+  g_assert_cmpstr (timed_out, ==, "{\"instance\":\"gabp:ref\",\"tool\":\"wait_for\",\"via\":\"bridge\","
+                                  "\"path\":\"tick\",\"matched\":false,\"value\":2}");
+
+  /* health: the instance's status; raw_command: any tool of the mod by name. */
+  health = call_json (mcp, "{\"instance\":\"gabp:ref\",\"name\":\"health\"}", NULL);
+  g_assert_cmpstr (health, ==, "{\"instance\":\"gabp:ref\",\"tool\":\"health\",\"via\":\"bridge\","
+                               "\"ok\":true,\"status\":\"ready\"}");
+  raw = call_json (mcp, "{\"instance\":\"gabp:ref\",\"name\":\"raw_command\","
+                        "\"arguments\":{\"cmd\":\"player/move\",\"x\":1,\"y\":2}}", NULL);
+  g_assert_cmpstr (raw, ==, "{\"instance\":\"gabp:ref\",\"tool\":\"raw_command\",\"via\":\"bridge\","
+                            "\"result\":{\"position\":{\"x\":1,\"y\":2}}}");
+
+  /* What has no meaning on a mod is said plainly, never as a GABP name rule. */
+  close = mcp_call_error (mcp, "call_tool", "{\"instance\":\"gabp:ref\",\"name\":\"close\"}");
+  g_assert_cmpstr (close, ==, "BridgeUsageError: gabp:ref has no close command: the bridge closes only HTTP games; "
+                              "a GABP mod's game is closed through its own tools (list_toolsets shows them)");
+  bad = mcp_call_error (mcp, "call_tool", "{\"instance\":\"gabp:ref\",\"name\":\"wait_for\",\"arguments\":{}}");
+  g_assert_true (g_str_has_prefix (bad, "BridgeUsageError: Bad arguments for 'wait_for' at #: "));
+  ghost = mcp_call_error (mcp, "call_tool", "{\"instance\":\"gabp:ref\",\"name\":\"Get_State\"}");
+  g_assert_cmpstr (ghost, ==, "gabp:ref has no tool 'Get_State'");
+
+  g_clear_pointer (&mcp, mcp_free);
+  g_remove (conf);
+  g_rmdir (dir);
+}
+
+/* ---- a mod that refuses the token -------------------------------------------- */
+
+static void
+test_refused_token (void)
+{
+  g_autoptr(GError) error = NULL;
+  guint16 port = gg_loopback_port_pick_free (&error);
+  TestMod *mod = test_mod_start (port, TEST_TOKEN);
+  g_autofree char *dir = g_dir_make_tmp ("gg-gabp-targets-XXXXXX", NULL);
+  g_autofree char *text = g_strdup_printf ("[gabp]\nmods=ref\nserver=false\nbridge-file=\n"
+                                           "ref.port=%u\nref.token=%s\n"
+                                           "ref.backoff-initial-ms=20\nref.backoff-max-ms=200\n",
+                                           port, TEST_TOKEN2);
+  g_autofree char *conf = write_config (dir, text);
+  g_autoptr(Mcp) mcp = start_with_config (conf);
+  g_autoptr(JsonObject) refused = wait_for_status (mcp, "gabp:ref", "error");
+  g_autoptr(JsonObject) ready = NULL;
+  g_autofree char *call = NULL;
+  g_autofree char *state = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (json_object_get_string_member (refused, "error"), ==,
+                   "the mod refused the token (-31000 authentication failed)");
+  call = mcp_call_error (mcp, "call_tool", "{\"instance\":\"gabp:ref\",\"name\":\"player/move\","
+                                           "\"arguments\":{\"x\":1,\"y\":1}}");
+  g_assert_cmpstr (call, ==, "player/move: the mod refused the token (-31000 authentication failed)");
+  state = mcp_call_error (mcp, "call_tool", "{\"instance\":\"gabp:ref\",\"name\":\"get_state\"}");
+  g_assert_cmpstr (state, ==, "gabp:ref: the mod refused the token (-31000 authentication failed)");
+
+  /* The mod restarted with the token gamegate has: the backoff finds it. */
+  test_mod_free (mod);
+  mod = test_mod_start (port, TEST_TOKEN2);
+  ready = wait_for_status (mcp, "gabp:ref", "ready");
+  g_assert_false (json_object_has_member (ready, "error"));
+
+  g_clear_pointer (&mcp, mcp_free);
+  test_mod_free (mod);
+  g_remove (conf);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/gabp/mcp-targets/stop-takes-forked-child", test_stop_takes_forked_child);
+  g_test_add_func ("/gabp/mcp-targets/bridge-toolset", test_bridge_toolset);
+  g_test_add_func ("/gabp/mcp-targets/refused-token", test_refused_token);
   return g_test_run ();
 }
