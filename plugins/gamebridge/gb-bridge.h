@@ -10,6 +10,7 @@
 #include <libsoup/soup.h>
 
 #include "gb-bridge-toolset.h"
+#include "gb-command-sync.h"
 #include "gb-connector.h"
 #include "gb-errors.h"
 #include "gb-launch-config.h"

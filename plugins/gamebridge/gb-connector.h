@@ -67,20 +67,6 @@ void         gb_connector_manifest_async (GbConnector         *self,
 GbManifest  *gb_connector_manifest_finish(GbConnector   *self,
                                           GAsyncResult  *result,
                                           GError       **error);
-/* Command and sync: the result object of spec section 4 (without
- * port/tool/via, which the caller adds). `close` waits for silence. */
-void         gb_connector_command_async  (GbConnector         *self,
-                                          const char          *command,
-                                          JsonObject          *arguments,
-                                          GCancellable        *cancellable,
-                                          GAsyncReadyCallback  callback,
-                                          gpointer             user_data);
-JsonObject  *gb_connector_command_finish (GbConnector   *self,
-                                          GAsyncResult  *result,
-                                          GError       **error);
-/* Builds the query of a command: cmd first, objects JSON-encoded, null skipped. */
-char        *gb_command_query            (const char  *command,
-                                          JsonObject  *arguments,
-                                          GError     **error);
+gint64       gb_connector_get_last_frame (GbConnector *self);
 
 G_END_DECLS

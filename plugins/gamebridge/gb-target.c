@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include "gb-bridge-toolset.h"
+#include "gb-command-sync.h"
 #include "gb-errors.h"
 #include "gb-state-tools.h"
 #include "gb-target.h"
