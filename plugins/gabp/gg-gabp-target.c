@@ -4,23 +4,16 @@
  * gamegate/ tools are added for what GABP offers beyond tools (recent
  * events, attention, resources, state/set), each only when the mod's
  * capabilities list the method. Events are passed on in seq order per
- * channel: a duplicate or late event is dropped, a gap is reported on the
- * `gamegate/gap` channel first. A new session (the mod restarted) starts
- * every channel afresh.
+ * channel and the recent ones kept (gg-gabp-event-log.c). A session the
+ * mod refuses is reported as status "error" with the reason.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
 
+#include "gg-gabp-event-log.h"
 #include "gg-gabp-names.h"
 #include "gg-gabp-target.h"
-
-typedef struct {
-  guint64   cursor;
-  char     *channel;
-  guint64   seq;
-  JsonNode *payload;
-} RecentEvent;
 
 struct _GgGabpTarget
 {
@@ -33,10 +26,7 @@ struct _GgGabpTarget
   GCancellable    *cancellable;  /* session setup calls */
   JsonArray       *tools;        /* bus format, nullable until listed */
   GHashTable      *tool_tags;    /* name -> JsonArray (tags) */
-  GHashTable      *next_seq;     /* channel -> expected seq (guint64 *) */
-  GQueue           recent;       /* RecentEvent, oldest first */
-  guint64          cursor;       /* cursor of the next event recorded */
-  guint64          gap_seq;
+  GgGabpEventLog  *events;
   const char      *status;
   char            *last_error;   /* why the last session attempt failed, nullable */
 };
@@ -84,14 +74,6 @@ static const SyntheticTool synthetic_tools[] = {
 };
 
 static void
-recent_event_free (RecentEvent *event)
-{
-  g_free (event->channel);
-  json_node_unref (event->payload);
-  g_free (event);
-}
-
-static void
 gg_gabp_target_dispose (GObject *object)
 {
   GgGabpTarget *self = GG_GABP_TARGET (object);
@@ -119,8 +101,7 @@ gg_gabp_target_finalize (GObject *object)
   g_clear_object (&self->gate);
   g_clear_pointer (&self->tools, json_array_unref);
   g_hash_table_unref (self->tool_tags);
-  g_hash_table_unref (self->next_seq);
-  g_queue_clear_full (&self->recent, (GDestroyNotify) recent_event_free);
+  gg_gabp_event_log_free (self->events);
   G_OBJECT_CLASS (gg_gabp_target_parent_class)->finalize (object);
 }
 
@@ -139,8 +120,7 @@ gg_gabp_target_init (GgGabpTarget *self)
   self->gate = gg_gabp_attention_new ();
   self->tool_tags = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                            (GDestroyNotify) json_array_unref);
-  self->next_seq = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_queue_init (&self->recent);
+  self->events = gg_gabp_event_log_new ();
   self->status = "connecting";
 }
 
@@ -170,21 +150,17 @@ return_not_connected (GTask        *task,
 
 /* Events ---------------------------------------------------------------- */
 
+/* The log hands over each event it keeps, a gap report first. */
 static void
-record_event (GgGabpTarget *self,
-              const char   *channel,
-              guint64       seq,
-              JsonNode     *payload)
+emit_event (const char *channel,
+            guint64     seq,
+            JsonNode   *payload,
+            gpointer    user_data)
 {
-  RecentEvent *event = g_new0 (RecentEvent, 1);
+  GgGabpTarget *self = user_data;
 
-  event->cursor = self->cursor++;
-  event->channel = g_strdup (channel);
-  event->seq = seq;
-  event->payload = json_node_copy (payload);
-  g_queue_push_tail (&self->recent, event);
-  while (g_queue_get_length (&self->recent) > GG_GABP_TARGET_RECENT_EVENTS)
-    recent_event_free (g_queue_pop_head (&self->recent));
+  if (!g_str_equal (channel, GG_GABP_GAP_CHANNEL))
+    gg_gabp_attention_handle_event (self->gate, channel, payload);
   gg_target_emit_event (GG_TARGET (self), channel, seq, payload);
 }
 
@@ -195,41 +171,7 @@ on_client_event (GgGabpClient *client,
                  JsonNode     *payload,
                  GgGabpTarget *self)
 {
-  guint64 *expected = g_hash_table_lookup (self->next_seq, channel);
-
-  if (expected != NULL && seq < *expected)
-    {
-      g_debug ("%s: dropping event %s #%" G_GUINT64_FORMAT " (expected #%" G_GUINT64_FORMAT ")",
-               self->id, channel, seq, *expected);
-      return;
-    }
-  if (expected != NULL && seq > *expected)
-    {
-      g_autoptr(JsonBuilder) builder = json_builder_new ();
-      g_autoptr(JsonNode) gap = NULL;
-
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "channel");
-      json_builder_add_string_value (builder, channel);
-      json_builder_set_member_name (builder, "expected");
-      json_builder_add_int_value (builder, (gint64) *expected);
-      json_builder_set_member_name (builder, "received");
-      json_builder_add_int_value (builder, (gint64) seq);
-      json_builder_end_object (builder);
-      gap = json_builder_get_root (builder);
-      g_message ("%s: events %s #%" G_GUINT64_FORMAT "..#%" G_GUINT64_FORMAT " are missing",
-                 self->id, channel, *expected, seq - 1);
-      record_event (self, "gamegate/gap", self->gap_seq++, gap);
-    }
-  if (expected == NULL)
-    {
-      expected = g_new (guint64, 1);
-      g_hash_table_insert (self->next_seq, g_strdup (channel), expected);
-    }
-  *expected = seq + 1;
-
-  gg_gabp_attention_handle_event (self->gate, channel, payload);
-  record_event (self, channel, seq, payload);
+  gg_gabp_event_log_add (self->events, self->id, channel, seq, payload, emit_event, self);
 }
 
 /**
@@ -247,41 +189,7 @@ gg_gabp_target_events_since (GgGabpTarget *self,
                              const char   *channel,
                              guint         limit)
 {
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-  guint64 next = MAX (cursor, self->cursor - MIN (self->cursor, g_queue_get_length (&self->recent)));
-  guint n = 0;
-
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "events");
-  json_builder_begin_array (builder);
-  for (GList *l = self->recent.head; l != NULL; l = l->next)
-    {
-      RecentEvent *event = l->data;
-
-      if (event->cursor < cursor)
-        continue;
-      if (limit > 0 && n >= limit)
-        break;
-      next = event->cursor + 1;
-      if (channel != NULL && !g_str_equal (channel, event->channel))
-        continue;
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "cursor");
-      json_builder_add_int_value (builder, (gint64) event->cursor);
-      json_builder_set_member_name (builder, "channel");
-      json_builder_add_string_value (builder, event->channel);
-      json_builder_set_member_name (builder, "seq");
-      json_builder_add_int_value (builder, (gint64) event->seq);
-      json_builder_set_member_name (builder, "payload");
-      json_builder_add_value (builder, json_node_copy (event->payload));
-      json_builder_end_object (builder);
-      n++;
-    }
-  json_builder_end_array (builder);
-  json_builder_set_member_name (builder, "next");
-  json_builder_add_int_value (builder, (gint64) next);
-  json_builder_end_object (builder);
-  return json_builder_get_root (builder);
+  return gg_gabp_event_log_since (self->events, cursor, channel, limit);
 }
 
 /* Session setup ----------------------------------------------------------- */
@@ -407,7 +315,7 @@ on_client_ready (GgGabpClient *client,
                         ? json_object_get_array_member (caps, "events") : NULL;
 
   g_clear_pointer (&self->last_error, g_free);
-  g_hash_table_remove_all (self->next_seq);
+  gg_gabp_event_log_new_session (self->events);
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);

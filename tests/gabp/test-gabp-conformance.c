@@ -32,7 +32,7 @@ daemon_start (Daemon *d)
   gint64 deadline;
 
   d->dir = g_dir_make_tmp ("gg-gabp-conf-XXXXXX", NULL);
-  d->port = gg_gabp_pick_free_port (&error);
+  d->port = gg_loopback_port_pick_free (&error);
   g_assert_no_error (error);
   text = g_strdup_printf ("[gabp]\nserver-port=%u\nserver-token=%s\nbridge-file=\n", d->port, TEST_TOKEN2);
   d->conf = g_build_filename (d->dir, "gamegate.conf", NULL);
@@ -55,7 +55,7 @@ daemon_start (Daemon *d)
           g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
           return;
         }
-      test_spin (50);
+      gg_test_spin (50);
     }
   g_assert_not_reached ();
 }

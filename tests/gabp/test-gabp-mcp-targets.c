@@ -79,7 +79,7 @@ wait_for_status (Mcp        *mcp,
               g_strcmp0 (json_object_get_string_member_with_default (o, "status", NULL), status) == 0)
             return json_object_ref (o);
         }
-      test_spin (50);
+      gg_test_spin (50);
     }
   g_error ("%s never reached status %s", instance, status);
   return NULL;
@@ -133,7 +133,7 @@ test_stop_takes_forked_child (void)
   g_clear_pointer (&mcp, mcp_free);
   deadline = g_get_monotonic_time () + (gint64) gg_test_timeout_ms (5000) * 1000;
   while (process_running (child) && g_get_monotonic_time () < deadline)
-    test_spin (20);
+    gg_test_spin (20);
   g_assert_false (process_running (child));
   g_remove (pid_file);
   g_remove (conf);
