@@ -106,6 +106,8 @@ complete_waiters (GgChildProcess *self,
  *
  * Sends @signum to the child's whole process group. Does nothing once the
  * exit was reported (the group id may have been reused since).
+ *
+ * Since: 1.0
  */
 void
 gg_child_process_signal_group (GgChildProcess *self,
@@ -174,6 +176,8 @@ gg_child_process_class_init (GgChildProcessClass *klass)
    * @line: one line of its output, valid UTF-8, without the newline
    *
    * A line the child wrote (with %GG_CHILD_PROCESS_CAPTURE_OUTPUT).
+   *
+   * Since: 1.0
    */
   signals[SIGNAL_LINE] =
     g_signal_new ("line", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -184,6 +188,8 @@ gg_child_process_class_init (GgChildProcessClass *klass)
    * @wait_status: its wait status (see waitpid(2))
    *
    * The child exited and its output was read to the end.
+   *
+   * Since: 1.0
    */
   signals[SIGNAL_EXITED] =
     g_signal_new ("exited", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -312,6 +318,8 @@ child_setup (gpointer user_data)
  * `/dev/null`.
  *
  * Returns: (transfer full): the running child, or %NULL with @error set
+ *
+ * Since: 1.0
  */
 GgChildProcess *
 gg_child_process_spawn (const char * const  *argv,
@@ -371,7 +379,11 @@ gg_child_process_spawn (const char * const  *argv,
  * gg_child_process_get_pid:
  * @self: a child process
  *
+ * The child's process id.
+ *
  * Returns: its process id (also its process group id)
+ *
+ * Since: 1.0
  */
 gint64
 gg_child_process_get_pid (GgChildProcess *self)
@@ -384,7 +396,11 @@ gg_child_process_get_pid (GgChildProcess *self)
  * gg_child_process_has_exited:
  * @self: a child process
  *
+ * Whether the child exited and its output was read.
+ *
  * Returns: %TRUE once #GgChildProcess::exited was emitted
+ *
+ * Since: 1.0
  */
 gboolean
 gg_child_process_has_exited (GgChildProcess *self)
@@ -397,7 +413,11 @@ gg_child_process_has_exited (GgChildProcess *self)
  * gg_child_process_get_wait_status:
  * @self: a child process that exited
  *
+ * How the child exited, as waitpid(2) reports it.
+ *
  * Returns: its wait status (see waitpid(2)), 0 while it runs
+ *
+ * Since: 1.0
  */
 int
 gg_child_process_get_wait_status (GgChildProcess *self)
@@ -410,8 +430,12 @@ gg_child_process_get_wait_status (GgChildProcess *self)
  * gg_child_process_describe_exit:
  * @self: a child process
  *
+ * How the child ended, for an error message.
+ *
  * Returns: (transfer full): how it ended, in English ("the process exited
  *   with code 1", "the process was killed by signal 9 (Killed)")
+ *
+ * Since: 1.0
  */
 char *
 gg_child_process_describe_exit (GgChildProcess *self)
@@ -434,8 +458,12 @@ gg_child_process_describe_exit (GgChildProcess *self)
  * @max_lines: how many lines at most (at most %GG_CHILD_PROCESS_TAIL_LINES
  *   are kept)
  *
+ * The last lines the child wrote.
+ *
  * Returns: (transfer full) (array zero-terminated=1): the last lines of its
  *   output, oldest first
+ *
+ * Since: 1.0
  */
 char **
 gg_child_process_get_tail (GgChildProcess *self,
@@ -487,6 +515,8 @@ on_waiter_cancelled (GCancellable *cancellable,
  * @user_data: data for @callback
  *
  * Waits for #GgChildProcess::exited.
+ *
+ * Since: 1.0
  */
 void
 gg_child_process_wait_async (GgChildProcess      *self,
@@ -528,8 +558,12 @@ gg_child_process_wait_async (GgChildProcess      *self,
  * @result: the result
  * @error: return location for a #GError (set only on cancellation)
  *
+ * Finishes gg_child_process_wait_async().
+ *
  * Returns: %TRUE when it exited, %FALSE when the time ran out or the wait
  *   was cancelled
+ *
+ * Since: 1.0
  */
 gboolean
 gg_child_process_wait_finish (GgChildProcess  *self,
@@ -601,6 +635,8 @@ on_stop_wait (GObject      *source,
  * Stops the child: waits @close_ms, then sends SIGTERM to its process group
  * and waits @term_ms, then sends SIGKILL to the group and waits a little
  * more. A child that already exited completes at once.
+ *
+ * Since: 1.0
  */
 void
 gg_child_process_stop_async (GgChildProcess      *self,
@@ -636,7 +672,11 @@ gg_child_process_stop_async (GgChildProcess      *self,
  * @result: the result
  * @error: return location for a #GError (set only on cancellation)
  *
+ * Finishes gg_child_process_stop_async().
+ *
  * Returns: how the child ended
+ *
+ * Since: 1.0
  */
 GgChildStopHow
 gg_child_process_stop_finish (GgChildProcess  *self,

@@ -6,6 +6,10 @@
  */
 #pragma once
 
+#if !defined (GAMEGATE_INSIDE) && !defined (GAMEGATE_COMPILATION)
+#error "Only <gamegate.h> can be included directly."
+#endif
+
 #include <gio/gio.h>
 
 G_BEGIN_DECLS
@@ -14,6 +18,8 @@ G_BEGIN_DECLS
  * GG_CHILD_PROCESS_TAIL_LINES:
  *
  * How many of the last output lines a #GgChildProcess keeps in memory.
+ *
+ * Since: 1.0
  */
 #define GG_CHILD_PROCESS_TAIL_LINES 200
 
@@ -27,6 +33,8 @@ G_BEGIN_DECLS
  *   %GG_CHILD_PROCESS_TAIL_LINES are kept
  *
  * How a child's output is handled. Its stdin is always `/dev/null`.
+ *
+ * Since: 1.0
  */
 typedef enum {
   GG_CHILD_PROCESS_NONE           = 0,
@@ -41,6 +49,8 @@ typedef enum {
  * @GG_CHILD_STOP_WOULD_NOT_DIE: it was still there after SIGKILL
  *
  * How gg_child_process_stop_async() ended.
+ *
+ * Since: 1.0
  */
 typedef enum {
   GG_CHILD_STOP_EXITED,
@@ -49,6 +59,14 @@ typedef enum {
   GG_CHILD_STOP_WOULD_NOT_DIE,
 } GgChildStopHow;
 
+/**
+ * GgChildProcess:
+ *
+ * A process a plugin launched, leading its own process group; see
+ * gg_child_process_spawn().
+ *
+ * Since: 1.0
+ */
 #define GG_TYPE_CHILD_PROCESS (gg_child_process_get_type ())
 G_DECLARE_FINAL_TYPE (GgChildProcess, gg_child_process, GG, CHILD_PROCESS, GObject)
 

@@ -44,6 +44,8 @@ bind_loopback (guint16   port,
  * behind does not, so a freshly stopped game's port counts as free at once.
  *
  * Returns: %TRUE when @port could be bound
+ *
+ * Since: 1.0
  */
 gboolean
 gg_loopback_port_is_bindable (guint16 port)
@@ -58,6 +60,8 @@ gg_loopback_port_is_bindable (guint16 port)
  * Asks the kernel for a free TCP port on 127.0.0.1.
  *
  * Returns: the port, or 0 with @error set
+ *
+ * Since: 1.0
  */
 guint16
 gg_loopback_port_pick_free (GError **error)
