@@ -64,8 +64,10 @@ gg_json_path_split (const char *path,
   {
     guint dots = 0;
 
-    for (const char *p = path; (p = strchr (p, '.')) != NULL; p++)
-      dots++;
+    /* One pass that stops at the bound: a hostile path is not walked to
+     * its end, and no string function rescans its rest per segment. */
+    for (const char *p = path; *p != '\0' && dots < GG_JSON_DEFAULT_MAX_DEPTH; p++)
+      dots += *p == '.';
     if (dots >= GG_JSON_DEFAULT_MAX_DEPTH)
       {
         g_set_error (error, GG_JSON_ERROR, GG_JSON_ERROR_TOO_DEEP,
