@@ -78,7 +78,7 @@ gg_record_asked_from_request (GgModelRequest *request)
     json_object_set_int_member (asked, "maxTokens", request->max_tokens);
 
   node = json_node_init_object (json_node_alloc (), asked);
-  gg_record_mask_secrets (node);
+  gg_json_mask_secrets (node);
   return asked;
 }
 
@@ -94,62 +94,6 @@ gg_record_digest (JsonObject *asked)
   g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), asked);
 
   return gg_json_canonical_digest (node);
-}
-
-/* ---- secrets ------------------------------------------------------------- */
-
-static gboolean
-is_secret_name (const char *name)
-{
-  static const char * const secret[] = {
-    "authorization", "proxy-authorization", "api_key", "apikey", "api-key", "x-api-key",
-    "password", "passwd", "secret", "client_secret", "token", "access_token", "refresh_token",
-    "session_token", "bearer", NULL
-  };
-  g_autofree char *lower = g_ascii_strdown (name, -1);
-
-  return g_strv_contains (secret, lower);
-}
-
-/**
- * gg_record_mask_secrets:
- * @node: a JSON value, changed in place
- *
- * Replaces the value of every member named like a credential
- * (`authorization`, `api_key`, `token`, `password`, …) and every string that
- * is a bearer credential by `"***"`. Recursive: what is masked was parsed
- * or built within the parser's depth limit (a few levels more at most).
- */
-void
-gg_record_mask_secrets (JsonNode *node)
-{
-  if (JSON_NODE_HOLDS_OBJECT (node))
-    {
-      JsonObjectIter iter;
-      const char *name;
-      JsonNode *value;
-
-      json_object_iter_init (&iter, json_node_get_object (node));
-      while (json_object_iter_next (&iter, &name, &value))
-        {
-          if (is_secret_name (name) && !JSON_NODE_HOLDS_NULL (value))
-            {
-              json_node_init_string (value, "***");
-              continue;
-            }
-          gg_record_mask_secrets (value);
-        }
-    }
-  else if (JSON_NODE_HOLDS_ARRAY (node))
-    {
-      JsonArray *array = json_node_get_array (node);
-
-      for (guint i = 0; i < json_array_get_length (array); i++)
-        gg_record_mask_secrets (json_array_get_element (array, i));
-    }
-  else if (json_node_get_value_type (node) == G_TYPE_STRING &&
-           g_ascii_strncasecmp (json_node_get_string (node), "Bearer ", 7) == 0)
-    json_node_set_string (node, "***");
 }
 
 /* ---- replies and errors -------------------------------------------------- */
@@ -178,7 +122,7 @@ gg_record_reply_to_json (const GgModelReply *reply)
   json_object_set_int_member (usage, "outputTokens", reply->usage.output_tokens);
   json_object_set_object_member (object, "usage", usage);
   node = json_node_init_object (json_node_alloc (), object);
-  gg_record_mask_secrets (node);
+  gg_json_mask_secrets (node);
   return object;
 }
 
@@ -285,7 +229,7 @@ gg_record_error_to_json (const GError *error)
       json_object_set_member (object, "data", gg_json_copy (data_node));
     }
   node = json_node_init_object (json_node_alloc (), object);
-  gg_record_mask_secrets (node);
+  gg_json_mask_secrets (node);
   return object;
 }
 

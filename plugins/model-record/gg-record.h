@@ -23,7 +23,6 @@ GgModelReply *gg_record_reply_from_json    (JsonObject  *object,
 JsonObject *gg_record_error_to_json        (const GError *error);
 GError     *gg_record_error_from_json      (JsonObject *object);
 char       *gg_record_digest               (JsonObject *asked);
-void        gg_record_mask_secrets         (JsonNode *node);
 GPtrArray  *gg_record_cassette_load        (const char  *path,
                                             GError     **error);
 char       *gg_record_first_difference     (JsonObject *asked,
