@@ -177,11 +177,10 @@ gg_record_reply_from_json (JsonObject  *object,
   for (guint i = 0; calls != NULL && i < json_array_get_length (json_node_get_array (calls)); i++)
     {
       JsonNode *call = json_array_get_element (json_node_get_array (calls), i);
+      JsonNode *name = JSON_NODE_HOLDS_OBJECT (call) ? json_object_get_member (json_node_get_object (call), "name")
+                                                     : NULL;
 
-      if (!JSON_NODE_HOLDS_OBJECT (call) ||
-          json_node_get_value_type (json_object_get_member (json_node_get_object (call), "name") != NULL ?
-                                    json_object_get_member (json_node_get_object (call), "name") :
-                                    json_node_new (JSON_NODE_NULL)) != G_TYPE_STRING)
+      if (name == NULL || json_node_get_value_type (name) != G_TYPE_STRING)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "reply.toolCalls[%u] must be an object with a name", i);
           return NULL;
@@ -256,6 +255,16 @@ gg_record_error_from_json (JsonObject *object)
 /* ---- reading ------------------------------------------------------------- */
 
 static gboolean
+member_has_type (JsonObject *entry,
+                 const char *name,
+                 GType       type)
+{
+  JsonNode *node = json_object_get_member (entry, name);
+
+  return node == NULL || json_node_get_value_type (node) == type;
+}
+
+static gboolean
 check_entry (JsonObject  *entry,
              GError     **error)
 {
@@ -264,6 +273,13 @@ check_entry (JsonObject  *entry,
   JsonNode *failure = json_object_get_member (entry, "error");
   JsonNode *chunks = json_object_get_member (entry, "chunks");
 
+  if (!member_has_type (entry, "model", G_TYPE_STRING) || !member_has_type (entry, "contextSize", G_TYPE_INT64) ||
+      !member_has_type (entry, "digest", G_TYPE_STRING) || !member_has_type (entry, "step", G_TYPE_INT64))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                           "\"model\" and \"digest\" are strings, \"step\" and \"contextSize\" whole numbers");
+      return FALSE;
+    }
   if (asked == NULL || !JSON_NODE_HOLDS_OBJECT (asked))
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "\"asked\" must be an object");
@@ -293,9 +309,10 @@ check_entry (JsonObject  *entry,
           JsonNode *delta = JSON_NODE_HOLDS_OBJECT (chunk) ?
                             json_object_get_member (json_node_get_object (chunk), "delta") : NULL;
 
-          if (delta == NULL || json_node_get_value_type (delta) != G_TYPE_STRING)
+          if (delta == NULL || json_node_get_value_type (delta) != G_TYPE_STRING ||
+              !member_has_type (json_node_get_object (chunk), "reset", G_TYPE_BOOLEAN))
             {
-              g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "chunks[%u] must be {\"delta\": text}", i);
+              g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "chunks[%u] must be {\"delta\": text, \"reset\"?: bool}", i);
               return FALSE;
             }
         }
