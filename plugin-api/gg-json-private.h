@@ -46,4 +46,10 @@ gboolean  _gg_json_node_is_integral (JsonNode *node);
 int       _gg_json_number_compare (JsonNode *a,
                                    JsonNode *b);
 
+/* gg-json-canonical.c: RFC 8785 pieces for writers that build on them. */
+void      _gg_json_canonical_number (GString *out,
+                                     double   value);
+void      _gg_json_canonical_append (GString  *out,
+                                     JsonNode *node);
+
 G_END_DECLS
