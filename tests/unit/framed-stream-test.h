@@ -15,6 +15,7 @@
 #include <gio/gunixinputstream.h>
 #include <gio/gunixoutputstream.h>
 #include <glib-unix.h>
+
 #include "gg-test-stream.h"
 #include "gg-test-util.h"
 

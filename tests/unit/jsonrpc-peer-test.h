@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <glib-unix.h>
+
 #include "gg-test-stream.h"
 #include "gg-test-util.h"
 
