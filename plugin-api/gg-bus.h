@@ -4,6 +4,10 @@
  */
 #pragma once
 
+#if !defined (GAMEGATE_INSIDE) && !defined (GAMEGATE_COMPILATION)
+#error "Only <gamegate.h> can be included directly."
+#endif
+
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
@@ -13,6 +17,15 @@
 
 G_BEGIN_DECLS
 
+/**
+ * GgBus:
+ *
+ * The one bus of a gamegate process: the targets (running games), the model
+ * types and the front ends every plugin registers, and the orderly
+ * shutdown. Plugins never call each other; everything crosses the bus.
+ *
+ * Since: 1.0
+ */
 #define GG_TYPE_BUS (gg_bus_get_type ())
 G_DECLARE_FINAL_TYPE (GgBus, gg_bus, GG, BUS, GObject)
 

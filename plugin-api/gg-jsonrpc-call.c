@@ -208,6 +208,8 @@ write_request (GgJsonRpcPeer *self,
  *   leave them out
  *
  * Sends a notification.
+ *
+ * Since: 1.0
  */
 void
 gg_jsonrpc_peer_notify (GgJsonRpcPeer *self,
@@ -236,6 +238,8 @@ gg_jsonrpc_peer_notify (GgJsonRpcPeer *self,
  * of the stream with %G_IO_ERROR_CLOSED.
  *
  * Returns: (transfer full): the id sent, as text
+ *
+ * Since: 1.0
  */
 char *
 gg_jsonrpc_peer_call_async (GgJsonRpcPeer       *self,
@@ -320,8 +324,12 @@ gg_jsonrpc_peer_call_async (GgJsonRpcPeer       *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
+ * Finishes gg_jsonrpc_peer_call_async().
+ *
  * Returns: (transfer full): the `result` of the response, or %NULL with
  *   @error set
+ *
+ * Since: 1.0
  */
 JsonNode *
 gg_jsonrpc_peer_call_finish (GgJsonRpcPeer  *self,
