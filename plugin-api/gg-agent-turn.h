@@ -105,7 +105,8 @@ typedef void (*GgToolExecutor) (GgToolInvocation *invocation,
  *   `text` {delta, text, isReset} (turns without an output schema),
  *   `partial` {value} (schema turns: the structured output generated so
  *   far, each time it changes; the last one is the answer),
- *   `toolCallStarted` {call, execution},
+ *   `toolCallStarted` {call, execution, target?} (`execution` is the
+ *   definition's `execution`, default `"client"`; `target` its bus target),
  *   `toolCallCompleted` {record}; valid for the call, reference it to keep
  *   it; its members are shared with the result and the transcript, so do
  *   not modify them

@@ -14,6 +14,7 @@
 #include "gg-frontend.h"
 #include "gg-model.h"
 #include "gg-target.h"
+#include "gg-tool-invocation.h"
 
 G_BEGIN_DECLS
 
@@ -42,6 +43,8 @@ void       gg_bus_remove_target        (GgBus    *self,
 GgTarget  *gg_bus_lookup_target        (GgBus      *self,
                                         const char *id);
 GPtrArray *gg_bus_list_targets         (GgBus *self);
+void       gg_bus_run_tool_invocation  (GgBus            *self,
+                                        GgToolInvocation *invocation);
 
 /* Models. */
 gboolean   gg_bus_register_model_type  (GgBus          *self,

@@ -265,7 +265,7 @@ handle_message (GgJsonRpcPeer *self,
                          json_object_has_member (obj, "error") ||
                          is_pending_id (self, raw_id)))
     {
-      _gg_jsonrpc_peer_handle_response (self, obj, raw_id);
+      _gg_jsonrpc_peer_handle_response (self, obj, raw_id, big_int);
       return;
     }
 

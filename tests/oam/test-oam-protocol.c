@@ -61,7 +61,7 @@ test_initialize_live (void)
   g_assert_nonnull (strstr (line, "],\"notifications\":[\"session/event\",\"tool/cancel\",\"npc/event\",\"world/changed\"],\"clientRequests\":[\"tool/call\"],\"streaming\":true,\"clientTools\":true,\"structuredOutput\":true,\"models\":[\"system\","));
   /* Whatever backends are built, scripted among them; no default model. */
   g_assert_nonnull (strstr (line, "\"scripted\""));
-  g_assert_nonnull (strstr (line, "],\"maxSessions\":64,\"batch\":false},\"model\":{\"available\":false,"));
+  g_assert_nonnull (strstr (line, "],\"maxSessions\":64,\"batch\":false,\"extensions\":{\"gamegate\":{\"targetTools\":true}}},\"model\":{\"available\":false,"));
 
   oam_play (client, "initialize");
   oam_expect_prefix (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"protocolVersion\":\"1.0\",");
@@ -79,7 +79,7 @@ test_initialize_options (void)
   line = oam_recv (client);
   g_assert_nonnull (strstr (line, "\"models\":[\"system\""));
   g_assert_null (strstr (line, "\"scripted\""));
-  g_assert_nonnull (strstr (line, "],\"maxSessions\":3,\"batch\":false}"));
+  g_assert_nonnull (strstr (line, "],\"maxSessions\":3,\"batch\":false,\"extensions\":{\"gamegate\":{\"targetTools\":true}}}"));
   oam_play (client, "initialize-options");
   g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
 }
