@@ -96,27 +96,25 @@ gg_config_get_env (GgConfig   *self,
   return value;
 }
 
-/* Secrets by the words of the key's name: token, secret, password, ...,
- * or a name ending in "key" (api-key, not api-key-file or api-key-env). */
+/* Secrets by the last word of the key's name: token, secret, password, ...
+ * or key (api-key, server-token; not api-key-file, max-tokens or
+ * session-token-budget, which name a path, a count and a limit). */
 static gboolean
 is_secret_key (const char *key)
 {
   static const char * const secret_words[] = {
     "token", "secret", "password", "passwd", "passphrase", "credential", "credentials",
+    "key", "apikey",
   };
-  g_auto(GStrv) words = g_strsplit_set (key, "-_.", -1);
-  guint n = g_strv_length (words);
+  const char *last = key + strlen (key);
+  g_autofree char *word = NULL;
 
-  for (guint i = 0; i < n; i++)
-    {
-      g_autofree char *word = g_ascii_strdown (words[i], -1);
-
-      for (guint s = 0; s < G_N_ELEMENTS (secret_words); s++)
-        if (g_str_equal (word, secret_words[s]))
-          return TRUE;
-      if (i == n - 1 && (g_str_equal (word, "key") || g_str_equal (word, "apikey")))
-        return TRUE;
-    }
+  while (last > key && strchr ("-_.", last[-1]) == NULL)
+    last--;
+  word = g_ascii_strdown (last, -1);
+  for (guint s = 0; s < G_N_ELEMENTS (secret_words); s++)
+    if (g_str_equal (word, secret_words[s]))
+      return TRUE;
   return FALSE;
 }
 
@@ -190,8 +188,8 @@ append_key (GgConfig   *self,
  * group, sorted, holding every key set in a file or with --set and every key
  * a plugin has read so far, each as `key=value  # origin` where origin is
  * `default`, `file PATH:LINE`, `environment NAME` or `--set`. Keys without
- * any value are shown commented out. Values of keys that name secrets
- * (token, secret, password, a name ending in `key`) are masked.
+ * any value are shown commented out. Values of keys whose name ends in a
+ * word naming a secret (token, secret, password, key, ...) are masked.
  *
  * Returns: (transfer full): the text
  *

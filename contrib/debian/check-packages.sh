@@ -79,7 +79,7 @@ for name in $plugins; do
   fi
 done
 check_has() {
-  if contents "$(deb "$1" "$2")" | grep -qx "$3"; then pass "$1 holds $3"; else fail "$1 lacks $3"; fi
+  if contents "$(deb "$1" "$2")" | grep -x "$3" >/dev/null; then pass "$1 holds $3"; else fail "$1 lacks $3"; fi
 }
 check_has gamegate "$arch" /usr/bin/gamegate
 check_has gamegate "$arch" /usr/lib/systemd/user/gamegate.service
@@ -90,7 +90,8 @@ check_has libgamegate-1-0 "$arch" "/usr/lib/$triplet/libgamegate-1.so.0"
 check_has libgamegate-1-dev "$arch" /usr/include/gamegate-1/gamegate.h
 check_has libgamegate-1-dev "$arch" "/usr/lib/$triplet/pkgconfig/gamegate-1.pc"
 check_has gamegate-doc all /usr/share/doc/gamegate/examples/plugin-hello/meson.build
-if contents "$(deb gamegate-doc all)" | grep -q '^/usr/share/doc/gamegate-1/.*index\.html$'; then
+doc_files=$(contents "$(deb gamegate-doc all)")
+if echo "$doc_files" | grep -q '^/usr/share/doc/gamegate-1/.*index\.html$'; then
   pass "gamegate-doc holds the API reference"
 elif grep -qs "option('docs'" "$srcdir/meson_options.txt"; then
   fail "gamegate-doc lacks the API reference although the tree has the docs option"

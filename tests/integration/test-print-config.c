@@ -159,7 +159,9 @@ test_secrets_masked (Fixture *f, gconstpointer data)
                               "[custom]\n"
                               "password=hunter2-never-printed\n"
                               "auth-token=tok-never-printed\n"
-                              "max-tokens=12\n",
+                              "max-tokens=12\n"
+                              "session-token-budget=500\n"
+                              "rimworld.token=mod-token-never-printed\n",
                               f->key_file);
   write_conf (f, contents);
   status = gg_test_run (args, env, NULL, &out, &err);
@@ -180,6 +182,14 @@ test_secrets_masked (Fixture *f, gconstpointer data)
   g_free (expected);
   expected = g_strdup_printf ("max-tokens=12  # file %s:8, read by no plugin", f->conf);
   assert_line (out, "custom", "max-tokens", expected);
+  /* Nor is a budget of tokens; a mod's token is. */
+  g_free (expected);
+  expected = g_strdup_printf ("session-token-budget=500  # file %s:9, read by no plugin", f->conf);
+  assert_line (out, "custom", "session-token-budget", expected);
+  g_free (expected);
+  expected = g_strdup_printf ("rimworld.token=********  # file %s:10, read by no plugin", f->conf);
+  assert_line (out, "custom", "rimworld.token", expected);
+  g_assert_null (strstr (out, "mod-token"));
 
   if (has_group (out, "model-openai"))
     {
