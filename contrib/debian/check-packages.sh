@@ -32,7 +32,7 @@ rm -f "$work/src/debian/check-packages.sh"
 
 # Trees without the a2g plugin build every package but that one.
 profiles=""
-grep -qs "option('plugin_a2g'" "$srcdir/meson_options.txt" || profiles="pkg.gamegate.noa2g"
+cat "$srcdir/meson_options.txt" "$srcdir/meson.options" 2>/dev/null | grep -q "^option('plugin_a2g'" || profiles="pkg.gamegate.noa2g"
 
 cd "$work/src"
 if ! DEB_BUILD_PROFILES="$profiles" dpkg-checkbuilddeps; then
@@ -93,7 +93,7 @@ check_has gamegate-doc all /usr/share/doc/gamegate/examples/plugin-hello/meson.b
 doc_files=$(contents "$(deb gamegate-doc all)")
 if echo "$doc_files" | grep -q '^/usr/share/doc/gamegate-1/.*index\.html$'; then
   pass "gamegate-doc holds the API reference"
-elif grep -qs "option('docs'" "$srcdir/meson_options.txt"; then
+elif cat "$srcdir/meson_options.txt" "$srcdir/meson.options" 2>/dev/null | grep -q "^option('docs'"; then
   fail "gamegate-doc lacks the API reference although the tree has the docs option"
 else
   pass "gamegate-doc: no docs option in this tree, so no API reference # SKIP"
