@@ -77,7 +77,8 @@ def parent_options():
 
 
 work = tempfile.mkdtemp(prefix='gg-install-')
-prefix = os.path.join(work, 'prefix')
+# The underscore keeps the man page's escaping of installed paths tested.
+prefix = os.path.join(work, '_prefix')
 home = os.path.join(work, 'home')
 runtime = os.path.join(work, 'run')
 os.makedirs(home)
