@@ -66,7 +66,7 @@ fi
 sed -n 's/^\([EWI]\): /  lintian \1: /p' "$work/lintian.log"
 
 # The split: each plugin's module in its own package, nothing else's.
-plugins="model-scripted oam gabp gamebridge model-openai"
+plugins="model-scripted model-record oam gabp gamebridge model-openai"
 [ -z "$profiles" ] && plugins="$plugins a2g"
 contents() { dpkg-deb --contents "$1" | awk '{ print $6 }' | sed 's|^\./|/|'; }
 for name in $plugins; do
