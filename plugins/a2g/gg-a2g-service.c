@@ -32,6 +32,7 @@ static const Route routes[] = {
   { "/v1/console/events", "GET", NULL, FALSE },
   { "/health", "GET", gg_a2g_handle_health, FALSE },
   { "/v1/session", "POST", gg_a2g_handle_session, FALSE },
+  { "/v1/decide", "POST", gg_a2g_handle_decide, TRUE },
   { "/v1/report", "POST", gg_a2g_handle_report, TRUE },
   { "/v1/telemetry", "POST", gg_a2g_handle_telemetry, TRUE },
   { "/v1/context", "POST", gg_a2g_handle_context, TRUE },
