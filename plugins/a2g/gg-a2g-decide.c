@@ -38,6 +38,7 @@ typedef struct {
   gboolean timed_out;
   gint64 reservation;
   gboolean in_model;
+  gboolean holds_slot;        /* counted in the model calls in flight */
   GgDecision *decision;
   GPtrArray *memory;          /* GgA2gRecord, newest first */
   JsonObject *situation;
@@ -170,10 +171,24 @@ console_event (Entity *entity)
 }
 
 static void
+release_slot (Entity *entity)
+{
+  GgA2gService *service = service_of (entity);
+
+  if (!entity->holds_slot)
+    return;
+  entity->holds_slot = FALSE;
+  if (service != NULL)
+    service->model_calls--;
+}
+
+static void
 entity_settled (Entity *entity)
 {
   Request *request = entity->request;
 
+  if (!entity->in_model)
+    release_slot (entity);
   g_clear_handle_id (&entity->deadline_id, g_source_remove);
   if (request->ex->service != NULL)
     console_event (entity);
@@ -323,8 +338,7 @@ on_decided (GObject      *source,
   gint64 input = 0, output = 0;
 
   entity->in_model = FALSE;
-  if (service != NULL)
-    service->model_calls--;
+  release_slot (entity);
   if (decided != NULL)
     {
       input = usage_member (decided->usage, "inputTokens");
@@ -410,7 +424,6 @@ on_situation (GObject      *source,
   gg_decision_set_tools (entity->decision, NULL, &policy);
   gg_agent_policy_clear (&policy);
   entity->in_model = TRUE;
-  service->model_calls++;
   gg_decision_run_async (entity->decision, entity->cancellable, on_decided, (request_ref (entity->request), entity));
 }
 
@@ -456,6 +469,9 @@ reserve (Entity *entity)
       settle_fallback (entity, GG_A2G_FALLBACK_BUSY, "Too many model calls at once.");
       return;
     }
+  /* The slot is taken now, so that entities checking at once see it. */
+  service->model_calls++;
+  entity->holds_slot = TRUE;
   gg_a2g_store_budget_reserve_async (service->store, limits, G_N_ELEMENTS (limits),
                                      entity->entry->type->token_budget, NULL, on_reserved, (request_ref (entity->request), entity));
 }
