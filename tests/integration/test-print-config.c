@@ -136,8 +136,7 @@ test_origins (Fixture *f, gconstpointer data)
   if (has_group (out, "gamebridge"))
     assert_line (out, "gamebridge", "http-port", "http-port=0  # environment GAME_BRIDGE_HTTP_PORT");
   /* Only the configuration: no plugin list, no warnings about the typo. */
-  g_assert_true (g_str_has_prefix (out, "[gamebridge]\n") || g_str_has_prefix (out, "[gabp]\n") ||
-                 g_str_has_prefix (out, "[gateway]\n"));
+  g_assert_true (g_regex_match_simple ("^\\[[a-z0-9-]+\\]\n", out, 0, 0));
   g_assert_null (strstr (err, "unknown key"));
 }
 
