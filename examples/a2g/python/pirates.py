@@ -182,7 +182,7 @@ def play(url: str, ticks: int, seed: int, pirates: int, freighters: int, tick_ms
                 counts["native:" + choice.native] += 1
             outcome = game.execute(pirate, action)
             print(f"tick {game.tick:2d} epoch {game.epoch} {pirate.name}: {action:<9} {how:<22}"
-                  f" -> {outcome} (hp {pirate.hp}, {pirate.state})", file=out)
+                  f" of [{','.join(legal)}] -> {outcome} (hp {pirate.hp}, {pirate.state})", file=out)
             if choice.native is None and choice.decision_id:
                 pending.append(Outcome(choice.decision_id, pirate.name, outcome,
                                        reward=1.0 if outcome == "success" else -0.5))
