@@ -235,7 +235,7 @@
       setStatus('down', 'no EventSource in this browser');
       return;
     }
-    var source = new EventSource('v1/console/events');
+    var source = new EventSource('/v1/console/events');
     source.addEventListener('open', function () {
       setStatus('live', 'live');
     });
