@@ -90,11 +90,12 @@ static char *
 service_config (const char *model_json)
 {
   return g_strdup_printf ("[a2g]\nmodel=%s\nmax-sessions=%u\n"
-                          "cache-entries=100000\n"
-                          "rate-limit-session=1000000\nrate-limit-game=1000000\nrate-limit-address=1000000\n"
-                          "session-rate-limit-address=1000000\n"
-                          "budget-session-tokens=1000000000000\nbudget-game-tokens=1000000000000\n"
-                          "max-concurrent-model-calls=1024\n",
+                          "session-rate=1000000\nsession-burst=1000000\n"
+                          "game-rate=1000000\ngame-burst=1000000\n"
+                          "address-rate=1000000\naddress-burst=1000000\n"
+                          "session-open-rate=1000000\nsession-open-burst=1000000\n"
+                          "session-token-budget=1000000000000\ngame-token-budget=1000000000000\n"
+                          "max-model-calls=1024\n",
                           model_json, IDLE_SESSIONS * 2);
 }
 

@@ -98,6 +98,7 @@ class Choice:
     expires_at: float = 0.0
     native: str | None = None          # why the native choice applies
     message: str | None = None         # the service's or the client's detail
+    clock: Callable[[], float] = dataclasses.field(default=time.monotonic, repr=False)
 
     @property
     def is_fallback(self) -> bool:
@@ -112,7 +113,7 @@ class Choice:
         if epoch != self.epoch:
             self.native, self.message = NATIVE_EPOCH, f"decided for epoch {self.epoch}, now {epoch}"
             return False
-        if (now if now is not None else time.monotonic()) > self.expires_at:
+        if (now if now is not None else self.clock()) > self.expires_at:
             self.native, self.message = NATIVE_EXPIRED, "the decision's ttl_ms ran out"
             return False
         if self.action not in self.legal_actions:
@@ -158,12 +159,15 @@ class A2GClient:
     `credential` is the Bearer credential for /v1/session outside the local
     profile (an API key on a server, a join token on a client): a callable,
     since a join token is fetched fresh from the studio's backend each time.
+    `failure_backoff` is how long (seconds) the client answers with native
+    choices without calling after a network failure or a 5xx.
     """
 
     def __init__(self, base_url: str, manifest: dict[str, Any], *, client_id: str | None = None,
                  timeout: float = 2.0, clock: Callable[[], float] = time.monotonic,
                  headers: dict[str, str] | None = None,
                  credential: Callable[[], str | None] | None = None,
+                 failure_backoff: float = 1.0,
                  log: Callable[[str], None] | None = None):
         url = urllib.parse.urlsplit(base_url)
         if url.scheme not in ("http", "https") or not url.hostname:
@@ -178,6 +182,7 @@ class A2GClient:
         self._clock = clock
         self._headers = dict(headers or {})
         self._credential = credential
+        self.failure_backoff = failure_backoff
         self._log = log or (lambda line: None)
         self._conn: http.client.HTTPConnection | None = None
         self._token: str | None = None
@@ -246,7 +251,7 @@ class A2GClient:
         """One Choice per entity, in order. Never raises for service trouble:
         every failure is a native Choice saying why."""
         entities = list(entities)
-        choices = [Choice(e.entity, list(e.legal_actions), epoch) for e in entities]
+        choices = [Choice(e.entity, list(e.legal_actions), epoch, clock=self._clock) for e in entities]
         if not entities:
             return choices
         if self.disabled:
@@ -386,7 +391,7 @@ class A2GClient:
             self._backoff_until = self._clock() + (error.retry_after if error.retry_after is not None else 1.0)
         elif error.status == 0 or error.status >= 500:
             # Network trouble or the service is going away: try again in a while.
-            self._backoff_until = self._clock() + 1.0
+            self._backoff_until = self._clock() + self.failure_backoff
             self.close()
 
     def _post(self, path: str, body: dict[str, Any], *, headers: dict[str, str] | None = None,

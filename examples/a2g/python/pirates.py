@@ -144,11 +144,12 @@ class Game:
 
 
 def play(url: str, ticks: int, seed: int, pirates: int, freighters: int, tick_ms: int,
-         out) -> int:
+         failure_backoff: float, out) -> int:
     with open(MANIFEST, encoding="utf-8") as f:
         manifest = json.load(f)
     game = Game(seed, pirates, freighters)
     client = A2GClient(url, manifest, client_id=f"c_pirates_{seed:08d}",
+                       failure_backoff=failure_backoff,
                        log=lambda line: print("  " + line, file=out))
     if client.open_session():
         client.context(scopes=["station", "inner_ring"],
@@ -212,9 +213,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pirates", type=int, default=4)
     parser.add_argument("--freighters", type=int, default=3)
     parser.add_argument("--tick-ms", type=int, default=0, help="real time per tick (0: run flat out)")
+    parser.add_argument("--failure-backoff", type=float, default=1.0,
+                        help="seconds of native choices after the service could not be reached")
     args = parser.parse_args(argv)
     return play(args.url, args.ticks, args.seed, args.pirates, args.freighters, args.tick_ms,
-                sys.stdout)
+                args.failure_backoff, sys.stdout)
 
 
 if __name__ == "__main__":

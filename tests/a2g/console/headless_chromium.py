@@ -131,9 +131,12 @@ class Chromium:
     # -- what tests use ---------------------------------------------------
 
     def navigate(self, url: str) -> None:
+        """Loads `url` and waits until its document has loaded."""
         result = self.page("Page.navigate", {"url": url})
         if result.get("errorText"):
             raise ChromiumError(f"cannot load {url}: {result['errorText']}")
+        self.wait_for(f"location.href === {json.dumps(url)} && document.readyState === 'complete'",
+                      self.timeout)
 
     def evaluate(self, expression: str) -> Any:
         result = self.page("Runtime.evaluate", {"expression": expression, "returnByValue": True,
@@ -147,8 +150,11 @@ class Chromium:
         """Evaluates `expression` until it is truthy; returns its value."""
         deadline = time.monotonic() + timeout
         while True:
-            value = self.evaluate(expression)
-            if value:
+            try:
+                value = self.evaluate(expression)
+            except ChromiumError as error:   # the page is not there yet
+                value = error
+            if value and not isinstance(value, ChromiumError):
                 return value
             if time.monotonic() > deadline:
                 raise ChromiumError(f"timed out waiting for: {expression} (last value {value!r})")
@@ -172,7 +178,12 @@ class Chromium:
             elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
                 found.append("console." + params["type"] + ": " + json.dumps(params.get("args"))[:500])
             elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
-                found.append("log: " + params["entry"].get("text", ""))
+                entry = params["entry"]
+                # The browser asks for /favicon.ico by itself; a page cannot
+                # stop it under default-src 'self' without serving one.
+                if entry.get("url", "").endswith("/favicon.ico"):
+                    continue
+                found.append("log: " + entry.get("text", "") + " " + entry.get("url", ""))
         return found
 
     def stderr_text(self) -> str:

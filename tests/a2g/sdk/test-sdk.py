@@ -143,19 +143,25 @@ def test_service_restart(examples: str) -> None:
     first = Service(ATTACKER)
     port = first.port
     game = subprocess.Popen([sys.executable, os.path.join(examples, "pirates.py"), "--url", first.url,
-                             "--ticks", "30", "--tick-ms", "150", "--freighters", "8", "--pirates", "3"],
+                             "--ticks", "40", "--tick-ms", "100", "--failure-backoff", "0.25",
+                             "--freighters", "8", "--pirates", "4"],
                             stdout=subprocess.PIPE, text=True)
     output = []
     second = None
+    stopped_after = restarted_after = -1
     try:
         for text in game.stdout:
             output.append(text)
-            if text.startswith("tick  2 ") and first is not None:
+            match = LINE.match(text.rstrip("\n"))
+            tick = int(match.group(1)) if match else -1
+            if tick == 1 and first is not None:
                 expect_equal(first.stop(), 0, "first service exit status")
                 first.stderr.close()
                 first = None
-            if text.startswith("tick 10 ") and second is None:
+                stopped_after = tick
+            if tick == 4 and second is None:
                 second = Service(ATTACKER, port=port)
+                restarted_after = tick
         expect_equal(game.wait(timeout=60 * TIMEOUT_SCALE), 0, "game across a restart: exit status")
     finally:
         if first is not None:
@@ -170,13 +176,23 @@ def test_service_restart(examples: str) -> None:
     for line in lines:
         by_tick.setdefault(int(line.group(1)), []).append("native" if line.group(8) else "a2g")
     check("a2g" in by_tick.get(0, []), f"decisions before the stop: {by_tick.get(0)}")
-    away = [t for t in range(4, 10) if t in by_tick]
-    check(away and all(kind == "native" for t in away for kind in by_tick[t]),
+    away = [t for t in range(stopped_after + 1, restarted_after + 1) if t in by_tick]
+    check(bool(away) and all(kind == "native" for t in away for kind in by_tick[t]),
           f"native choices while the service is away: {[(t, by_tick[t]) for t in away]}")
     check("HTTP 409 unknown_session" in text, "the restarted service did not know the session (409)")
-    check(any("a2g" in by_tick.get(t, []) for t in range(11, 30)), "decisions again after the restart")
+    later = [t for t in by_tick if t > restarted_after and "a2g" in by_tick[t]]
+    check(bool(later), "decisions again after the restart")
     if failures:
         print(text, end="")
+
+
+def expires_in(port: int, client) -> float:
+    """The session's expires_in as the service says it (one more renewal)."""
+    _, answer = call(port, "POST", "/v1/session", {"a2g": "0.1", "client_id": client.client_id,
+                                                   "game": "orbital-freight",
+                                                   "manifest_hash": client._manifest_hash})
+    client._token = answer["session_token"]
+    return float(answer["expires_in"])
 
 
 def test_client_reactions(examples: str) -> None:
@@ -204,6 +220,18 @@ def test_client_reactions(examples: str) -> None:
         stale = client.decide(6, ask)[0]
         stale.usable(7)
         expect_equal(stale.native, NATIVE_EPOCH, "why: stale epoch")
+
+        # Renewal: past 80% of expires_in the next request first renews the
+        # session (a new token, the same session: the cache still answers).
+        lifetime = expires_in(service.port, client)
+        first_token = client._token
+        now[0] += 0.81 * lifetime
+        renewed = client.decide(6, ask)[0]
+        check(client._token is not None and client._token != first_token, "renewed: a new token")
+        expect_equal(renewed.source, "cache", "the renewed session keeps its context")
+        _, answer = call(service.port, "POST", "/v1/decide", {"client_id": client.client_id, "epoch": 1,
+                                                             "entities": [ask[0].to_json()]}, first_token)
+        check(answer is not None and "decisions" in answer, f"the previous token works for 30 s: {answer}")
 
         # 401: a token the service does not know; the session is reopened next time.
         client._token = "s_not_a_token_of_this_service"
