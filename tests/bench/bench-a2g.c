@@ -30,8 +30,9 @@
 #include "bench-a2g-http.h"
 
 #define CONNECTIONS    8
-#define WARMUP_S       0.5
-#define MEASURE_S      3.0
+#define WARMUP_S       0.3
+#define MEASURE_S      1.5
+#define ROUNDS         3      /* service and bare server alternate; best round of each */
 #define IDLE_SESSIONS  10000
 #define MODEL_DELAY_MS 20
 
@@ -305,8 +306,21 @@ side_by_side (Service    *service,
 
   bare = bench_bare_server_start (answer);
   bare_request = bench_http_request (bench_bare_server_port (bare), "/v1/decide", token, body);
-  run_load (service->port, request, CONNECTIONS, expect, &service_result);
-  run_load (bench_bare_server_port (bare), bare_request, CONNECTIONS, expect, &bare_result);
+  /* Alternating rounds, so that load from elsewhere on the machine hits
+   * both alike; the best round of each is reported. */
+  memset (&service_result, 0, sizeof service_result);
+  memset (&bare_result, 0, sizeof bare_result);
+  for (guint round = 0; round < ROUNDS; round++)
+    {
+      BenchLoadResult r;
+
+      run_load (service->port, request, CONNECTIONS, expect, &r);
+      if (r.per_second > service_result.per_second)
+        service_result = r;
+      run_load (bench_bare_server_port (bare), bare_request, CONNECTIONS, expect, &r);
+      if (r.per_second > bare_result.per_second)
+        bare_result = r;
+    }
   bench_bare_server_stop (bare);
 
   label_bare = g_strdup_printf ("  limit: bare libsoup, same %zu-byte JSON", strlen (answer));
@@ -337,8 +351,8 @@ bench_fast_paths (void)
   session_open (conn, service->port, "c_bench_fast_0001", NULL, &session);
   bench_http_close (conn);
 
-  printf ("a2g decision service (%s), %u keep-alive connections, %.1f s per figure\n",
-          gamegate_bin (), CONNECTIONS, MEASURE_S);
+  printf ("a2g decision service (%s)\n%u keep-alive connections from a raw-socket load generator; "
+          "best of %u alternating %.1f s rounds\n", gamegate_bin (), CONNECTIONS, ROUNDS, MEASURE_S);
   print_header ();
   side_by_side (service, session.token, "decide, cache hits, 16 entities", cache16, 16, "\"source\":\"cache\"");
   side_by_side (service, session.token, "decide, cache hit, 1 entity", cache1, 1, "\"source\":\"cache\"");
