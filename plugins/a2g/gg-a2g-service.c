@@ -13,7 +13,9 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "gg-a2g-memory-store.h"
 #include "gg-a2g-service.h"
@@ -120,6 +122,45 @@ on_disconnected (SoupServerMessage *msg,
   g_cancellable_cancel (ex->cancellable);
 }
 
+/* libsoup does not read a connection whose message is paused, so a client
+ * that goes away would go unnoticed until the answer is written: the
+ * socket is watched meanwhile, and an end of file cancels the work. */
+static gboolean
+on_socket_ready (GSocket      *socket,
+                 GIOCondition  condition,
+                 gpointer      user_data)
+{
+  GgA2gExchange *ex = user_data;
+  char byte;
+  gssize n;
+
+  if ((condition & (G_IO_HUP | G_IO_ERR)) == 0)
+    {
+      n = recv (g_socket_get_fd (socket), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+      if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR)))
+        {
+          /* A pipelined request, not an end: stop watching. */
+          g_clear_pointer (&ex->watch, g_source_unref);
+          return G_SOURCE_REMOVE;
+        }
+    }
+  g_cancellable_cancel (ex->cancellable);
+  g_clear_pointer (&ex->watch, g_source_unref);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+exchange_watch (GgA2gExchange *ex)
+{
+  GSocket *socket = soup_server_message_get_socket (ex->msg);
+
+  if (socket == NULL)
+    return;
+  ex->watch = g_socket_create_source (socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
+  g_source_set_callback (ex->watch, (GSourceFunc) (void (*) (void)) on_socket_ready, ex, NULL);
+  g_source_attach (ex->watch, NULL);
+}
+
 static GgA2gExchange *
 exchange_new (GgA2gService      *service,
               SoupServerMessage *msg)
@@ -147,6 +188,11 @@ gg_a2g_exchange_ref (GgA2gExchange *ex)
 static void
 exchange_detach (GgA2gExchange *ex)
 {
+  if (ex->watch != NULL)
+    {
+      g_source_destroy (ex->watch);
+      g_clear_pointer (&ex->watch, g_source_unref);
+    }
   if (ex->msg == NULL)
     return;
   g_clear_signal_handler (&ex->disconnected_id, ex->msg);
@@ -610,6 +656,7 @@ handler (SoupServer        *soup,
 
   soup_server_message_pause (msg);
   ex = exchange_new (service, msg);
+  exchange_watch (ex);
   if (query != NULL)
     ex->query = g_hash_table_ref (query);
   if (strcmp (route->method, "POST") == 0)
@@ -645,6 +692,25 @@ handler (SoupServer        *soup,
   dispatch->route = route;
   gg_a2g_store_rate_take_async (service->store, bucket, service->settings.address_rate,
                                 service->settings.address_burst, ex->cancellable, on_address_rate, dispatch);
+}
+
+/* The client closed its connection before its answer: stop its work. */
+static void
+on_request_aborted (SoupServer        *soup,
+                    SoupServerMessage *msg,
+                    gpointer           user_data)
+{
+  GgA2gService *service = user_data;
+  GHashTableIter iter;
+  GgA2gExchange *ex;
+
+  g_hash_table_iter_init (&iter, service->live);
+  while (g_hash_table_iter_next (&iter, (gpointer *) &ex, NULL))
+    if (ex->msg == msg)
+      {
+        g_cancellable_cancel (ex->cancellable);
+        break;
+      }
 }
 
 /* ---- the service ----------------------------------------------------------- */
@@ -706,6 +772,7 @@ gg_a2g_service_new (GgBus          *bus,
   service->soup = soup_server_new ("server-header", "gamegate-a2g ", NULL);
   soup_server_add_early_handler (service->soup, NULL, early_handler, service, NULL);
   soup_server_add_handler (service->soup, NULL, handler, service, NULL);
+  g_signal_connect (service->soup, "request-aborted", G_CALLBACK (on_request_aborted), service);
   service->console = gg_a2g_console_new (service);
   return service;
 }

@@ -56,6 +56,7 @@ struct _GgA2gExchange {
   GgA2gSession *session;      /* after authentication */
   gint64 started_us;
   gulong disconnected_id;
+  GSource *watch;             /* the connection, while the answer is pending */
 };
 
 typedef void (*GgA2gHandler) (GgA2gExchange *ex);

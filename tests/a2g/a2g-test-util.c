@@ -101,7 +101,8 @@ remove_dir (const char *dir)
  * a2g_service_stop:
  * @service: (transfer full): a service
  *
- * SIGTERM; the service must exit 0 and leave no warning behind.
+ * SIGTERM; the service must exit 0 and leave no warning behind. A test
+ * that ended the process itself sets @service->process to %NULL first.
  */
 void
 a2g_service_stop (A2gService *service)
@@ -109,11 +110,14 @@ a2g_service_stop (A2gService *service)
   int status = -1;
 
   g_clear_object (&service->http);
-  gg_test_process_send_signal (service->process, SIGTERM);
-  g_assert_true (gg_test_process_wait (service->process, gg_test_timeout_ms (10000), &status));
-  if (status != 0 || strstr (gg_test_process_get_stderr (service->process), "CRITICAL") != NULL)
-    g_error ("gamegate a2g exited with %d:\n%s", status, gg_test_process_get_stderr (service->process));
-  gg_test_process_free (service->process);
+  if (service->process != NULL)
+    {
+      gg_test_process_send_signal (service->process, SIGTERM);
+      g_assert_true (gg_test_process_wait (service->process, gg_test_timeout_ms (10000), &status));
+      if (status != 0 || strstr (gg_test_process_get_stderr (service->process), "CRITICAL") != NULL)
+        g_error ("gamegate a2g exited with %d:\n%s", status, gg_test_process_get_stderr (service->process));
+      gg_test_process_free (service->process);
+    }
   remove_dir (service->dir);
   g_free (service->dir);
   g_free (service);
@@ -136,6 +140,106 @@ on_sent (GObject      *source,
   wait->done = TRUE;
 }
 
+struct _A2gPending {
+  SoupMessage *msg;
+  GCancellable *cancellable;
+  Wait wait;
+};
+
+static A2gPending *
+request_start (A2gService         *service,
+               const char         *method,
+               const char         *path,
+               const char * const *headers,
+               const char         *body)
+{
+  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u%s", service->port, path);
+  A2gPending *pending = g_new0 (A2gPending, 1);
+
+  pending->msg = soup_message_new (method, url);
+  pending->cancellable = g_cancellable_new ();
+  g_assert_nonnull (pending->msg);
+  for (guint i = 0; headers != NULL && headers[i] != NULL; i += 2)
+    soup_message_headers_replace (soup_message_get_request_headers (pending->msg), headers[i], headers[i + 1]);
+  if (body != NULL)
+    {
+      g_autoptr(GBytes) bytes = g_bytes_new (body, strlen (body));
+      g_autofree char *type = g_strdup (soup_message_headers_get_one (soup_message_get_request_headers (pending->msg),
+                                                                       "Content-Type"));
+
+      soup_message_set_request_body_from_bytes (pending->msg, type != NULL ? type : "application/json", bytes);
+    }
+  soup_session_send_and_read_async (service->http, pending->msg, G_PRIORITY_DEFAULT, pending->cancellable,
+                                    on_sent, &pending->wait);
+  return pending;
+}
+
+/**
+ * a2g_pending_wait:
+ * @pending: (transfer full): a request in flight
+ *
+ * Returns: (transfer full): its answer
+ */
+A2gResponse *
+a2g_pending_wait (A2gPending *pending)
+{
+  A2gResponse *response = g_new0 (A2gResponse, 1);
+  gsize length = 0;
+  const char *data;
+
+  g_assert_true (gg_test_wait_until (&pending->wait.done, gg_test_timeout_ms (60000)));
+  g_assert_no_error (pending->wait.error);
+  data = g_bytes_get_data (pending->wait.bytes, &length);
+  response->status = soup_message_get_status (pending->msg);
+  response->body = g_strndup (data != NULL ? data : "", length);
+  response->headers = soup_message_headers_ref (soup_message_get_response_headers (pending->msg));
+  g_bytes_unref (pending->wait.bytes);
+  g_object_unref (pending->msg);
+  g_object_unref (pending->cancellable);
+  g_free (pending);
+  return response;
+}
+
+/**
+ * a2g_pending_cancel:
+ * @pending: (transfer full): a request in flight
+ *
+ * Gives the request up: the client closes its connection.
+ */
+void
+a2g_pending_cancel (A2gPending *pending)
+{
+  g_cancellable_cancel (pending->cancellable);
+  g_assert_true (gg_test_wait_until (&pending->wait.done, gg_test_timeout_ms (10000)));
+  g_clear_error (&pending->wait.error);
+  g_clear_pointer (&pending->wait.bytes, g_bytes_unref);
+  g_object_unref (pending->msg);
+  g_object_unref (pending->cancellable);
+  g_free (pending);
+}
+
+/**
+ * a2g_post_start:
+ * @service: the service
+ * @path: the path
+ * @token: (nullable): the session token
+ * @body: JSON text
+ *
+ * Returns: (transfer full): the request in flight
+ */
+A2gPending *
+a2g_post_start (A2gService *service,
+                const char *path,
+                const char *token,
+                const char *body)
+{
+  g_autofree char *bearer = token != NULL ? g_strconcat ("Bearer ", token, NULL) : NULL;
+  const char *headers[] = { "Content-Type", "application/json", bearer != NULL ? "Authorization" : NULL,
+                            bearer, NULL };
+
+  return request_start (service, "POST", path, headers, body);
+}
+
 /**
  * a2g_request:
  * @service: the service
@@ -153,33 +257,7 @@ a2g_request (A2gService         *service,
              const char * const *headers,
              const char         *body)
 {
-  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u%s", service->port, path);
-  g_autoptr(SoupMessage) msg = soup_message_new (method, url);
-  A2gResponse *response = g_new0 (A2gResponse, 1);
-  Wait wait = { 0 };
-  gsize length = 0;
-  const char *data;
-
-  g_assert_nonnull (msg);
-  for (guint i = 0; headers != NULL && headers[i] != NULL; i += 2)
-    soup_message_headers_replace (soup_message_get_request_headers (msg), headers[i], headers[i + 1]);
-  if (body != NULL)
-    {
-      g_autoptr(GBytes) bytes = g_bytes_new (body, strlen (body));
-      g_autofree char *type = g_strdup (soup_message_headers_get_one (soup_message_get_request_headers (msg),
-                                                                       "Content-Type"));
-
-      soup_message_set_request_body_from_bytes (msg, type != NULL ? type : "application/json", bytes);
-    }
-  soup_session_send_and_read_async (service->http, msg, G_PRIORITY_DEFAULT, NULL, on_sent, &wait);
-  g_assert_true (gg_test_wait_until (&wait.done, gg_test_timeout_ms (60000)));
-  g_assert_no_error (wait.error);
-  data = g_bytes_get_data (wait.bytes, &length);
-  response->status = soup_message_get_status (msg);
-  response->body = g_strndup (data != NULL ? data : "", length);
-  response->headers = soup_message_headers_ref (soup_message_get_response_headers (msg));
-  g_bytes_unref (wait.bytes);
-  return response;
+  return a2g_pending_wait (request_start (service, method, path, headers, body));
 }
 
 /** a2g_post: POSTs JSON @body to @path, with `Authorization: Bearer @token` when given */

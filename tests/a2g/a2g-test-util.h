@@ -44,6 +44,14 @@ A2gResponse *a2g_post               (A2gService *service,
 A2gResponse *a2g_get                (A2gService *service,
                                      const char *path);
 void         a2g_response_free      (A2gResponse *response);
+/* Requests in flight side by side: start several, then wait for each. */
+typedef struct _A2gPending A2gPending;
+A2gPending  *a2g_post_start         (A2gService *service,
+                                     const char *path,
+                                     const char *token,
+                                     const char *body);
+A2gResponse *a2g_pending_wait       (A2gPending *pending);
+void         a2g_pending_cancel     (A2gPending *pending);
 char        *a2g_raw                (A2gService *service,
                                      const char *request,
                                      gsize       length);
