@@ -185,6 +185,14 @@ def main(screenshot: str) -> int:
             problems = browser.problems()
             expect_equal(problems, [], "script errors, console errors and CSP violations")
 
+            # For the picture: a few more decisions of every kind, as a game
+            # would make them (new situations for the model, repeats for the
+            # cache, single choices, a bad value).
+            for round_ in range(3):
+                decide(port, token, 3 + round_, [
+                    entity(f"pirate-{10 + i}", LEGAL if i % 4 else ["flee"],
+                           hp=10 + 20 * ((i + round_) % 5), target_distance=250 * (i % 3))
+                    for i in range(8)] + [entity("raider-1", hp=-5)])
             # Let the highlight of new rows fade, then the picture.
             browser.evaluate("new Promise(r => setTimeout(r, 1500))")
             data = browser.screenshot(screenshot)

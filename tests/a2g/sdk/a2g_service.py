@@ -15,6 +15,7 @@ import os
 import select
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from typing import Any
@@ -35,6 +36,7 @@ def scripted_model(action: str = "flee", confidence: int = 72,
 
 class Service:
     """One `gamegate a2g` process listening on 127.0.0.1 at `self.port`."""
+
 
     def __init__(self, model: dict[str, Any] | None = None, settings: dict[str, str] | None = None,
                  port: int = 0):
@@ -59,6 +61,7 @@ class Service:
             raise RuntimeError(f"unexpected first line {line!r}; stderr: {self.stderr_text()}")
         self.port = int(line[len(prefix):])
         self.url = f"http://127.0.0.1:{self.port}"
+
 
     def _first_line(self, timeout: float) -> str:
         deadline = time.monotonic() + timeout
@@ -96,8 +99,10 @@ class Service:
     def __enter__(self) -> "Service":
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        status = self.stop()
+        if exc_type is not None:
+            print(f"gamegate a2g (exit status {status}) stderr:\n{self.stderr_text()}", file=sys.stderr)
         self.stderr.close()
 
 

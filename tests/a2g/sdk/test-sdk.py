@@ -12,9 +12,10 @@ against the real `gamegate a2g`:
   - the service stopped mid-game and started again on the same port: native
     choices while it is away, then 409 unknown_session, a reopened session
     and decisions again;
-  - the client's reactions one by one: 401 (a token the service does not
-    know) reopens the session, 403 (an Origin the local profile refuses)
-    stops all calls, TTL and epoch checks make a decision unusable.
+  - the client's reactions one by one: renewal before expires_in, 401 (a
+    token the service does not know) reopens the session, 403 (an Origin the
+    local profile refuses) stops all calls, 409 reopens the session, 429
+    backs off for Retry-After, TTL and epoch checks make a decision unusable.
 
 Usage: test-sdk.py EXAMPLES_DIR (the directory holding pirates.py)
 """
@@ -197,7 +198,8 @@ def expires_in(port: int, client) -> float:
 
 def test_client_reactions(examples: str) -> None:
     sys.path.insert(0, examples)
-    from a2g_client import NATIVE_DISABLED, NATIVE_EPOCH, NATIVE_EXPIRED, NATIVE_HTTP, A2GClient, EntityRequest
+    from a2g_client import (NATIVE_BACKOFF, NATIVE_DISABLED, NATIVE_EPOCH, NATIVE_EXPIRED, NATIVE_HTTP,
+                            A2GClient, EntityRequest)
     with open(os.path.join(examples, "orbital-freight.json"), encoding="utf-8") as f:
         manifest = json.load(f)
     obs = {"hp": 35, "target_distance": 900, "allies_near": 0, "cargo_seen": "medicine", "cornered": False}
@@ -262,6 +264,26 @@ def test_client_reactions(examples: str) -> None:
         lost._backoff_until = 0
         expect_equal(lost.decide(1, ask)[0].native, None, "after a 409 the session is reopened")
         lost.close()
+        expect_equal(service.stop(), 0, "gamegate a2g exit status")
+
+    # 429: over the per-address request rate; the client backs off for
+    # Retry-After seconds without sending anything, then decides again.
+    with Service(scripted_model("flee", 70), {"address-rate": "1", "address-burst": "2"}) as service:
+        log = []
+        client = A2GClient(service.url, manifest, log=log.append)
+        check(client.open_session(), "open a session (1 of the burst of 2)")
+        expect_equal(client.decide(1, ask)[0].native, None, "a decision (2 of 2)")
+        limited = client.decide(1, ask)[0]
+        expect_equal(limited.native, NATIVE_HTTP, "429: native")
+        check(any("HTTP 429 rate_limited" in line for line in log), f"429 logged: {log}")
+        retry_after = client._backoff_until - time.monotonic()
+        check(0 < retry_after <= 60, f"backing off for Retry-After seconds: {retry_after:.2f}")
+        sent = client.requests
+        expect_equal(client.decide(1, ask)[0].native, NATIVE_BACKOFF, "inside Retry-After: native")
+        expect_equal(client.requests, sent, "inside Retry-After nothing is sent")
+        time.sleep(max(0.0, retry_after) + 0.05)
+        expect_equal(client.decide(1, ask)[0].native, None, "after Retry-After: decisions again")
+        client.close()
         expect_equal(service.stop(), 0, "gamegate a2g exit status")
 
 
