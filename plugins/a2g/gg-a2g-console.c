@@ -28,12 +28,14 @@ typedef struct {
   gint64 second;
   guint sent_this_second;
   gboolean closed;
+  gboolean finished;        /* libsoup is done with it */
 } Stream;
 
 struct _GgA2gConsole {
   GgA2gService *service;
   GPtrArray *streams;       /* Stream */
   guint timer_id;
+  guint reap_id;            /* removes finished streams, outside libsoup's signals */
   GPtrArray *builds;        /* Build in progress */
   GPtrArray *waiting;       /* Stream: new ones that want their first snapshot */
 };
@@ -54,7 +56,7 @@ stream_push (Stream     *stream,
   g_autofree char *frame = NULL;
   gsize length;
 
-  if (stream->closed)
+  if (stream->closed || stream->finished)
     return;
   frame = g_strdup_printf ("event: %s\ndata: %s\n\n", event, data);
   length = strlen (frame);
@@ -80,16 +82,38 @@ on_wrote_body_data (SoupServerMessage *msg,
   stream->backlog -= MIN (stream->backlog, size);
 }
 
+static gboolean
+reap (gpointer user_data)
+{
+  GgA2gConsole *console = user_data;
+
+  console->reap_id = 0;
+  for (guint i = console->streams->len; i > 0; i--)
+    {
+      Stream *stream = g_ptr_array_index (console->streams, i - 1);
+
+      if (stream->finished)
+        {
+          g_ptr_array_remove (console->waiting, stream);
+          g_ptr_array_remove_index (console->streams, i - 1);
+        }
+    }
+  if (console->streams->len == 0)
+    g_clear_handle_id (&console->timer_id, g_source_remove);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 on_stream_finished (SoupServerMessage *msg,
                     Stream            *stream)
 {
   GgA2gConsole *console = stream->console;
 
-  g_ptr_array_remove (console->waiting, stream);
-  g_ptr_array_remove (console->streams, stream);
-  if (console->streams->len == 0)
-    g_clear_handle_id (&console->timer_id, g_source_remove);
+  /* Possibly from inside a push to this very stream: freed later. */
+  stream->finished = TRUE;
+  stream->closed = TRUE;
+  if (console->reap_id == 0)
+    console->reap_id = g_idle_add (reap, console);
 }
 
 /* ---- snapshots ------------------------------------------------------------- */
@@ -112,7 +136,10 @@ send_snapshot (GgA2gConsole *console,
   guint64 lookups = stats->cache_hits + stats->cache_misses;
 
   gg_a2g_stats_add_counts (stats, counts);
-  targets = g_ptr_array_copy (everyone ? console->streams : console->waiting, NULL, NULL);
+  /* Not g_ptr_array_copy(): the copy would own the streams too. */
+  targets = g_ptr_array_new ();
+  for (guint i = 0; i < (everyone ? console->streams : console->waiting)->len; i++)
+    g_ptr_array_add (targets, g_ptr_array_index (everyone ? console->streams : console->waiting, i));
   g_ptr_array_set_size (console->waiting, 0);
   for (guint i = 0; i < targets->len; i++)
     {
@@ -331,7 +358,7 @@ gg_a2g_console_close (GgA2gConsole *console)
     {
       Stream *stream = g_ptr_array_index (console->streams, i);
 
-      if (stream->closed)
+      if (stream->closed || stream->finished)
         continue;
       stream->closed = TRUE;
       soup_message_body_complete (soup_server_message_get_response_body (stream->msg));
@@ -344,6 +371,7 @@ void
 gg_a2g_console_free (GgA2gConsole *console)
 {
   gg_a2g_console_close (console);
+  g_clear_handle_id (&console->reap_id, g_source_remove);
   for (guint i = 0; i < console->builds->len; i++)
     ((Build *) g_ptr_array_index (console->builds, i))->console = NULL;
   g_ptr_array_unref (console->builds);
