@@ -43,6 +43,13 @@
     return isNumber(value) ? (Math.max(0, Math.min(1, value)) * 100).toFixed(1) + '%' : '–';
   }
 
+  function latency(ms) {
+    if (ms < 1) {
+      return ms.toFixed(2);
+    }
+    return ms.toFixed(ms < 10 ? 1 : 0);
+  }
+
   function member(object, name) {
     return object !== null && typeof object === 'object' && name in object ? object[name] : undefined;
   }
@@ -127,7 +134,8 @@
         head.appendChild(element('span', 'budget-scope', typeof scope === 'string' ? scope : '?'));
         head.appendChild(element('span', 'budget-figures',
           count(used) + ' / ' + count(limit) + (typeof windowName === 'string' ? ' per ' + windowName : '')));
-        fill.style.width = (share * 100).toFixed(1) + '%';
+        /* A sliver at least once anything is used, so that it shows. */
+        fill.style.width = (isNumber(used) && used > 0 ? Math.max(share * 100, 0.6) : 0).toFixed(1) + '%';
         fill.classList.toggle('high', share >= 0.75 && share < 1);
         fill.classList.toggle('full', share >= 1);
         meter.appendChild(fill);
@@ -218,7 +226,7 @@
     reasonCell.setAttribute('title', reasonCell.textContent);
     row.appendChild(reasonCell);
     row.appendChild(element('td', 'num latency',
-      isNumber(decision.latency_ms) ? decision.latency_ms.toFixed(decision.latency_ms < 10 ? 1 : 0) : ''));
+      isNumber(decision.latency_ms) ? latency(decision.latency_ms) : ''));
 
     body.insertBefore(row, body.firstChild);
     while (body.rows.length > MAX_ROWS) {
