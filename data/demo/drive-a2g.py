@@ -22,7 +22,7 @@ def main(gamegate, examples):
             print('drive-a2g: gamegate a2g did not start (is the a2g plugin built?); skipped')
             return 0
         game = subprocess.run([sys.executable, os.path.join(examples, 'pirates.py'), '--url', url,
-                               '--ticks', '3', '--pirates', '3'])
+                               '--ticks', '4', '--pirates', '3'])
         return game.returncode
     finally:
         service.terminate()

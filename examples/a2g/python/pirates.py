@@ -4,7 +4,7 @@
 freighters) whose pirates ask an A2G decision service what to do, and do what
 their own AI says whenever the service cannot answer well.
 
-    python3 pirates.py [--url http://127.0.0.1:8787] [--ticks 12] [--seed 7] [--tick-ms 0]
+    python3 pirates.py [--url http://127.0.0.1:8787] [--ticks 12] [--seed 7] [--show-reasons]
 
 Every tick: the game sends telemetry, asks for one decision per active pirate
 (one batch), validates each answer (epoch, legal action, TTL), executes it (or
@@ -144,7 +144,7 @@ class Game:
 
 
 def play(url: str, ticks: int, seed: int, pirates: int, freighters: int, tick_ms: int,
-         failure_backoff: float, out) -> int:
+         failure_backoff: float, show_reasons: bool, out) -> int:
     with open(MANIFEST, encoding="utf-8") as f:
         manifest = json.load(f)
     game = Game(seed, pirates, freighters)
@@ -184,6 +184,8 @@ def play(url: str, ticks: int, seed: int, pirates: int, freighters: int, tick_ms
             outcome = game.execute(pirate, action)
             print(f"tick {game.tick:2d} epoch {game.epoch} {pirate.name}: {action:<9} {how:<22}"
                   f" of [{','.join(legal)}] -> {outcome} (hp {pirate.hp}, {pirate.state})", file=out)
+            if show_reasons and choice.reason:
+                print(f"    reason: {choice.reason}", file=out)
             if choice.native is None and choice.decision_id:
                 pending.append(Outcome(choice.decision_id, pirate.name, outcome,
                                        reward=1.0 if outcome == "success" else -0.5))
@@ -215,9 +217,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tick-ms", type=int, default=0, help="real time per tick (0: run flat out)")
     parser.add_argument("--failure-backoff", type=float, default=1.0,
                         help="seconds of native choices after the service could not be reached")
+    parser.add_argument("--show-reasons", action="store_true", help="print the model's reasons")
     args = parser.parse_args(argv)
     return play(args.url, args.ticks, args.seed, args.pirates, args.freighters, args.tick_ms,
-                args.failure_backoff, sys.stdout)
+                args.failure_backoff, args.show_reasons, sys.stdout)
 
 
 if __name__ == "__main__":
