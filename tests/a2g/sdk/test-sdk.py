@@ -144,7 +144,8 @@ def test_service_restart(examples: str) -> None:
     first = Service(ATTACKER)
     port = first.port
     game = subprocess.Popen([sys.executable, os.path.join(examples, "pirates.py"), "--url", first.url,
-                             "--ticks", "40", "--tick-ms", "100", "--failure-backoff", "0.25",
+                             "--ticks", "40", "--tick-ms", f"{100 * TIMEOUT_SCALE:.0f}",
+                             "--failure-backoff", f"{0.25 * TIMEOUT_SCALE:g}",
                              "--freighters", "8", "--pirates", "4"],
                             stdout=subprocess.PIPE, text=True)
     output = []
@@ -268,7 +269,9 @@ def test_client_reactions(examples: str) -> None:
 
     # 429: over the per-address request rate; the client backs off for
     # Retry-After seconds without sending anything, then decides again.
-    with Service(scripted_model("flee", 70), {"address-rate": "1", "address-burst": "2"}) as service:
+    # (One request per 2 s refills the bucket: slow enough under valgrind too.)
+    rate = f"{0.5 / TIMEOUT_SCALE:g}"
+    with Service(scripted_model("flee", 70), {"address-rate": rate, "address-burst": "2"}) as service:
         log = []
         client = A2GClient(service.url, manifest, log=log.append)
         check(client.open_session(), "open a session (1 of the burst of 2)")
