@@ -431,6 +431,7 @@ struct _BenchBareServer {
   GMutex        lock;
   GCond         ready;
   guint16       port;
+  int           tid;
 };
 
 static void
@@ -463,6 +464,7 @@ bare_server_thread (gpointer user_data)
     g_error ("bare server: %s", error->message);
   uris = soup_server_get_uris (server);
   g_mutex_lock (&self->lock);
+  self->tid = (int) gettid ();
   self->port = (guint16) g_uri_get_port (uris->data);
   g_cond_signal (&self->ready);
   g_mutex_unlock (&self->lock);
@@ -500,6 +502,43 @@ guint16
 bench_bare_server_port (BenchBareServer *self)
 {
   return self->port;
+}
+
+/* The first field of a schedstat file: nanoseconds on a CPU. */
+static guint64
+schedstat_ns (const char *path)
+{
+  g_autofree char *text = NULL;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return 0;
+  return g_ascii_strtoull (text, NULL, 10);
+}
+
+guint64
+bench_bare_server_cpu_ns (BenchBareServer *self)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/self/task/%d/schedstat", self->tid);
+
+  return schedstat_ns (path);
+}
+
+guint64
+bench_process_cpu_ns (int pid)
+{
+  g_autofree char *dir_path = g_strdup_printf ("/proc/%d/task", pid);
+  g_autoptr(GDir) dir = g_dir_open (dir_path, 0, NULL);
+  const char *name;
+  guint64 total = 0;
+
+  if (dir == NULL)
+    return 0;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_strdup_printf ("%s/%s/schedstat", dir_path, name);
+      total += schedstat_ns (path);
+    }
+  return total;
 }
 
 static gboolean
