@@ -15,6 +15,7 @@ Usage: test-console.py SCREENSHOT.png
 from __future__ import annotations
 
 import os
+import re
 import struct
 import sys
 
@@ -163,6 +164,20 @@ def main(screenshot: str) -> int:
                     "cache-hit-rate": "66.7%", "dropped": "0", "decisions-shown": "3"}
             for key, value in want.items():
                 expect_equal(figures.get(key), value, "#" + key)
+            # Rates over the last 10 s: each source's figure, their sum, and
+            # bars as long as the figures relative to the highest.
+            rates = browser.evaluate("""['model', 'cache', 'memory', 'forced'].map(s => [
+                document.getElementById('dps-' + s).textContent,
+                parseFloat(document.getElementById('dps-bar-' + s).style.width)])
+                .concat([[document.getElementById('dps-total').textContent, 0]])""")
+            check(all(re.fullmatch(r"\d+\.\d", text) for text, _ in rates), f"rates shown as x.y: {rates}")
+            parts = [float(text) for text, _ in rates[:4]]
+            # (The model decision came before the page loaded, maybe more than 10 s ago.)
+            check(parts[1] > 0 and parts[3] > 0 and parts[2] == 0,
+                  f"cache and forced rates above 0, memory 0: {rates}")
+            check(abs(float(rates[4][0]) - sum(parts)) <= 0.15, f"the total rate is the sum: {rates}")
+            expect_equal(max(width for _, width in rates[:4]), 100.0, "the highest rate's bar is full")
+            expect_equal(rates[2][1], 0.0, "no memory bar")
             tokens_in = int(figures.get("tokens-input", "0").replace(",", "") or 0)
             tokens_out = int(figures.get("tokens-output", "0").replace(",", "") or 0)
             check(tokens_in > 0 and tokens_out > 0, f"token figures: {figures.get('tokens-input')!r}, "
