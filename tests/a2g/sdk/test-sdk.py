@@ -200,7 +200,7 @@ def expires_in(port: int, client) -> float:
 def test_client_reactions(examples: str) -> None:
     sys.path.insert(0, examples)
     from a2g_client import (NATIVE_BACKOFF, NATIVE_DISABLED, NATIVE_EPOCH, NATIVE_EXPIRED, NATIVE_HTTP,
-                            A2GClient, EntityRequest)
+                            A2GClient, EntityRequest, Outcome)
     with open(os.path.join(examples, "orbital-freight.json"), encoding="utf-8") as f:
         manifest = json.load(f)
     obs = {"hp": 35, "target_distance": 900, "allies_near": 0, "cargo_seen": "medicine", "cornered": False}
@@ -211,9 +211,24 @@ def test_client_reactions(examples: str) -> None:
         log: list[str] = []
         client = A2GClient(service.url, manifest, clock=lambda: now[0], log=log.append)
         check(client.open_session(), "open a session")
+        expect_equal(client.telemetry(1, [
+            {"entity": "pirate-1", "type": "pirate", "pos": [1.0, 0.0], "faction": "raiders", "hp": 35},
+            {"entity": "freighter-1", "type": "freighter", "pos": [100.0, 0.0], "faction": "haulers",
+             "name": {"not": "a scalar"}}]),
+            {"a2g": "0.1", "ok": True, "accepted": 2, "dropped": 1}, "telemetry through the client")
+        scoped = client.context(scopes=["station", "inner_ring"], profiles={"pirate-1": "coward"})
+        expect_equal(scoped and scoped.get("scope_chain"), ["station", "inner_ring"], "context through the client")
         choice = client.decide(5, ask)[0]
         expect_equal((choice.native, choice.action, choice.source), (None, "flee", "model"), "a decision")
         expect_equal(choice.action_or("attack", 5), "flee", "usable at once")
+        outcome = Outcome(choice.decision_id, "pirate-1", "success", reward=2.0)   # sent clamped to 1
+        expect_equal(client.report([outcome]), {"a2g": "0.1", "ok": True, "accepted": 1, "ignored": []},
+                     "a report through the client")
+        expect_equal(client.report([outcome, Outcome("d_never_issued", "pirate-1", "failure")]),
+                     {"a2g": "0.1", "ok": True, "accepted": 0, "ignored": [
+                         {"decision_id": choice.decision_id, "reason": "already_reported"},
+                         {"decision_id": "d_never_issued", "reason": "unknown"}]},
+                     "reports the service ignores")
         expect_equal(client.decide(6, ask)[0].action_or("attack", 7), "attack", "a stale epoch is not used")
         late = client.decide(8, ask)[0]
         now[0] += 3.001                      # the type's ttl_ms is 3000
