@@ -186,6 +186,20 @@ dispatch (GgJsonRpcPeer *self,
   handler->func (self, request, handler->user_data);
 }
 
+/* Whether @raw_id names one of our outgoing calls still waiting. */
+static gboolean
+is_pending_id (GgJsonRpcPeer *self,
+               JsonNode      *raw_id)
+{
+  g_autoptr(JsonNode) id = _gg_jsonrpc_normalize_id (raw_id);
+  g_autofree char *key = NULL;
+
+  if (id == NULL)
+    return FALSE;
+  key = _gg_jsonrpc_id_key (id);
+  return g_hash_table_contains (self->pending, key);
+}
+
 static void
 handle_message (GgJsonRpcPeer *self,
                 const char    *data,
@@ -195,11 +209,11 @@ handle_message (GgJsonRpcPeer *self,
   g_autoptr(JsonNode) root = NULL;
   g_autoptr(JsonNode) id = NULL;
   const char *why;
-  gboolean big_int = FALSE;
+  gboolean big_int = FALSE, big_id = FALSE;
   JsonObject *obj;
   JsonNode *raw_id, *version, *method, *params;
 
-  why = _gg_jsonrpc_precheck ((const guint8 *) data, length, &big_int);
+  why = _gg_jsonrpc_precheck ((const guint8 *) data, length, &big_int, &big_id);
   if (why != NULL)
     {
       g_autofree char *message = g_strconcat ("Parse error: ", why, NULL);
@@ -237,24 +251,26 @@ handle_message (GgJsonRpcPeer *self,
   raw_id = json_object_get_member (obj, "id");
   method = json_object_get_member (obj, "method");
 
-  /* A response: never answered, so two peers cannot loop on errors. */
-  if (method == NULL && (raw_id != NULL || json_object_has_member (obj, "result") ||
-                         json_object_has_member (obj, "error")))
+  /* The id is judged by the id alone: json-glib wrapped it only if the
+   * precheck saw the id itself out of range, not some other member. */
+  if (big_id)
+    raw_id = NULL;
+
+  /* A response (it has "result" or "error"): never answered, so two peers
+   * cannot loop on errors. A message with neither and no "method" is a
+   * broken response only when its id is one of our calls (which then fails
+   * as such); otherwise it is answered below as an invalid request, with
+   * its id. */
+  if (method == NULL && (json_object_has_member (obj, "result") ||
+                         json_object_has_member (obj, "error") ||
+                         is_pending_id (self, raw_id)))
     {
-      if (big_int && raw_id != NULL && JSON_NODE_HOLDS_VALUE (raw_id) &&
-          json_node_get_value_type (raw_id) != G_TYPE_STRING)
-        raw_id = NULL;
-      _gg_jsonrpc_peer_handle_response (self, obj, raw_id);
+      _gg_jsonrpc_peer_handle_response (self, obj, raw_id, big_int);
       return;
     }
 
-  /* With a wrapped integer somewhere, a number id cannot be trusted. */
-  if (big_int && raw_id != NULL && JSON_NODE_HOLDS_VALUE (raw_id) &&
-      json_node_get_value_type (raw_id) != G_TYPE_STRING)
-    id = NULL;
-  else
-    id = _gg_jsonrpc_normalize_id (raw_id);
-  if (raw_id != NULL && id == NULL)
+  id = _gg_jsonrpc_normalize_id (raw_id);
+  if ((raw_id != NULL || big_id) && id == NULL)
     {
       send_protocol_error (self, NULL, GG_JSONRPC_INVALID_REQUEST,
                            "Invalid Request: the id must be a string or an integer", NULL);
@@ -415,6 +431,8 @@ gg_jsonrpc_peer_class_init (GgJsonRpcPeerClass *klass)
    *
    * The stream ended; every outgoing request still waiting has failed with
    * %G_IO_ERROR_CLOSED.
+   *
+   * Since: 1.0
    */
   signals[SIGNAL_CLOSED] =
     g_signal_new ("closed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
@@ -425,6 +443,8 @@ gg_jsonrpc_peer_class_init (GgJsonRpcPeerClass *klass)
    *
    * Every incoming request has been answered (emitted each time the count
    * of unanswered requests drops to zero).
+   *
+   * Since: 1.0
    */
   signals[SIGNAL_IDLE] =
     g_signal_new ("idle", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
@@ -451,6 +471,8 @@ gg_jsonrpc_peer_init (GgJsonRpcPeer *self)
  * Creates a peer. Add methods, then call gg_jsonrpc_peer_start().
  *
  * Returns: (transfer full): a new #GgJsonRpcPeer
+ *
+ * Since: 1.0
  */
 GgJsonRpcPeer *
 gg_jsonrpc_peer_new (GgFramedStream *stream)
@@ -473,7 +495,11 @@ gg_jsonrpc_peer_new (GgFramedStream *stream)
  * gg_jsonrpc_peer_get_stream:
  * @self: a #GgJsonRpcPeer
  *
+ * Gets the stream the peer reads and writes.
+ *
  * Returns: (transfer none): the framed stream
+ *
+ * Since: 1.0
  */
 GgFramedStream *
 gg_jsonrpc_peer_get_stream (GgJsonRpcPeer *self)
@@ -492,6 +518,8 @@ gg_jsonrpc_peer_get_stream (GgJsonRpcPeer *self)
  *   the peer is disposed
  *
  * Registers (or replaces) the handler of @method.
+ *
+ * Since: 1.0
  */
 void
 gg_jsonrpc_peer_add_method (GgJsonRpcPeer       *self,
@@ -520,6 +548,10 @@ gg_jsonrpc_peer_add_method (GgJsonRpcPeer       *self,
  *   the default (-32601 with `data.method`)
  * @user_data: data for @func
  * @destroy: (nullable): frees @user_data
+ *
+ * Sets the handler of the methods no handler was added for.
+ *
+ * Since: 1.0
  */
 void
 gg_jsonrpc_peer_set_fallback (GgJsonRpcPeer       *self,
@@ -544,6 +576,10 @@ gg_jsonrpc_peer_set_fallback (GgJsonRpcPeer       *self,
  * @self: a #GgJsonRpcPeer
  * @prefix: (nullable): prefix of generated ids ("t-" gives "t-1", "t-2", ...);
  *   %NULL (the default) sends integer ids
+ *
+ * Sets how the ids of outgoing requests look.
+ *
+ * Since: 1.0
  */
 void
 gg_jsonrpc_peer_set_id_prefix (GgJsonRpcPeer *self,
@@ -559,6 +595,8 @@ gg_jsonrpc_peer_set_id_prefix (GgJsonRpcPeer *self,
  * @self: a #GgJsonRpcPeer
  *
  * Starts reading the stream.
+ *
+ * Since: 1.0
  */
 void
 gg_jsonrpc_peer_start (GgJsonRpcPeer *self)
@@ -571,7 +609,11 @@ gg_jsonrpc_peer_start (GgJsonRpcPeer *self)
  * gg_jsonrpc_peer_get_pending_incoming:
  * @self: a #GgJsonRpcPeer
  *
+ * Counts the incoming requests waiting for their answer.
+ *
  * Returns: the number of incoming requests not answered yet
+ *
+ * Since: 1.0
  */
 guint
 gg_jsonrpc_peer_get_pending_incoming (GgJsonRpcPeer *self)
@@ -586,6 +628,8 @@ gg_jsonrpc_peer_get_pending_incoming (GgJsonRpcPeer *self)
  *
  * Closes the stream (after the queued output is written). Outgoing requests
  * still waiting fail with %G_IO_ERROR_CLOSED and `closed` is emitted.
+ *
+ * Since: 1.0
  */
 void
 gg_jsonrpc_peer_close (GgJsonRpcPeer *self)

@@ -68,19 +68,24 @@ void              _gg_jsonrpc_pending_call_free    (gpointer       call);
 /* Fails every outgoing request still waiting with G_IO_ERROR_CLOSED. */
 void              _gg_jsonrpc_peer_fail_all_pending (GgJsonRpcPeer *self,
                                                      const char    *why);
-/* Completes the outgoing request a response (with @raw_id) answers. */
+/* Completes the outgoing request a response (with @raw_id) answers;
+ * @big_int: the response holds an integer json-glib could not read, so
+ * the request fails rather than see a wrapped value. */
 void              _gg_jsonrpc_peer_handle_response (GgJsonRpcPeer *self,
                                                     JsonObject    *obj,
-                                                    JsonNode      *raw_id);
+                                                    JsonNode      *raw_id,
+                                                    gboolean       big_int);
 
 /* gg-jsonrpc-wire.c */
 
 /* Why @data (not NUL-terminated) cannot be handed to json-glib, or NULL:
  * nesting beyond 128 levels, more than one value, tokens JSON does not
- * have. Sets @big_int if an integer does not fit in 64 bits. */
+ * have. Sets @big_int if an integer does not fit in 64 bits, and @big_id
+ * if that integer is the top-level "id" itself. */
 const char       *_gg_jsonrpc_precheck             (const guint8  *data,
                                                     gsize          length,
-                                                    gboolean      *big_int);
+                                                    gboolean      *big_int,
+                                                    gboolean      *big_id);
 /* Compact JSON output (NULL is written as null). */
 void              _gg_jsonrpc_write_string         (GString       *out,
                                                     const char    *s);

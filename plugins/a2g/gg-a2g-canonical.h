@@ -17,6 +17,5 @@ void   gg_a2g_canonical_append   (GString  *out,
 char  *gg_a2g_sha256_hex         (const char *data,
                                   gssize      length);
 char  *gg_a2g_canonical_hash     (JsonNode *node);
-#define gg_a2g_sha256_hex_string(text) gg_a2g_sha256_hex ((text), -1)
 
 G_END_DECLS

@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "gg-a2g-canonical.h"
 #include "gg-a2g-resources.h"
 #include "gg-a2g-service.h"
 
@@ -296,6 +297,68 @@ gg_a2g_console_decision (GgA2gConsole *console,
       stream->sent_this_second++;
       stream_push (stream, "decision", text);
     }
+}
+
+static char *
+console_time (void)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  g_autofree char *seconds = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S");
+
+  return g_strdup_printf ("%s.%03dZ", seconds, g_date_time_get_microsecond (now) / 1000);
+}
+
+/**
+ * gg_a2g_console_report:
+ * @console: the console
+ * @session: the session the entity belongs to
+ * @type: (nullable): the entity's type
+ * @answer: the entity's entry of the decide answer
+ * @started_us: when the entity's decision started (monotonic)
+ *
+ * Sends one `decision` event: never a token or the raw client_id (the
+ * session is the start of the SHA-256 of the client_id).
+ */
+void
+gg_a2g_console_report (GgA2gConsole *console,
+                       GgA2gSession *session,
+                       const char   *type,
+                       JsonObject   *answer,
+                       gint64        started_us)
+{
+  g_autoptr(JsonObject) event = json_object_new ();
+  g_autofree char *time = NULL;
+  g_autofree char *hash = NULL;
+  g_autofree char *short_hash = NULL;
+  double latency = (double) (g_get_monotonic_time () - started_us) / 1000.0;
+
+  if (console == NULL || console->streams->len == 0)
+    return;
+  time = console_time ();
+  hash = gg_a2g_sha256_hex (session->client_id, -1);
+  short_hash = g_strndup (hash, 8);
+  json_object_set_string_member (event, "time", time);
+  json_object_set_string_member (event, "session", short_hash);
+  json_object_set_string_member (event, "game", session->game);
+  json_object_set_string_member (event, "entity", json_object_get_string_member (answer, "entity"));
+  if (type != NULL)
+    json_object_set_string_member (event, "type", type);
+  json_object_set_string_member (event, "action", json_object_get_string_member (answer, "action"));
+  if (json_object_has_member (answer, "code"))
+    {
+      json_object_set_string_member (event, "code", json_object_get_string_member (answer, "code"));
+      if (json_object_has_member (answer, "message"))
+        json_object_set_string_member (event, "message", json_object_get_string_member (answer, "message"));
+    }
+  else
+    {
+      json_object_set_string_member (event, "source", json_object_get_string_member (answer, "source"));
+      json_object_set_int_member (event, "confidence", json_object_get_int_member (answer, "confidence"));
+      if (json_object_has_member (answer, "reason"))
+        json_object_set_string_member (event, "reason", json_object_get_string_member (answer, "reason"));
+    }
+  json_object_set_double_member (event, "latency_ms", (double) (gint64) (latency * 10 + 0.5) / 10);
+  gg_a2g_console_decision (console, event);
 }
 
 /**

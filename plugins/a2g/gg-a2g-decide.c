@@ -17,7 +17,6 @@
 
 #include <string.h>
 
-#include "gg-a2g-canonical.h"
 #include "gg-a2g-context.h"
 #include "gg-a2g-entity.h"
 #include "gg-a2g-service.h"
@@ -122,52 +121,14 @@ service_of (Entity *entity)
 
 /* ---- settling --------------------------------------------------------------- */
 
-static char *
-console_time (void)
-{
-  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
-  g_autofree char *seconds = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S");
-
-  return g_strdup_printf ("%s.%03dZ", seconds, g_date_time_get_microsecond (now) / 1000);
-}
-
 static void
 console_event (Entity *entity)
 {
   GgA2gService *service = service_of (entity);
-  GgA2gSession *session = entity->request->ex->session;
-  g_autoptr(JsonObject) event = json_object_new ();
-  g_autofree char *time = console_time ();
-  g_autofree char *hash = gg_a2g_sha256_hex_string (session->client_id);
-  g_autofree char *short_hash = g_strndup (hash, 8);
-  JsonObject *answer = entity->answer;
-  const char *type = gg_a2g_json_string (entity->object, "type");
-  double latency = (double) (g_get_monotonic_time () - entity->started_us) / 1000.0;
 
-  if (service == NULL || service->console == NULL)
-    return;
-  json_object_set_string_member (event, "time", time);
-  json_object_set_string_member (event, "session", short_hash);
-  json_object_set_string_member (event, "game", session->game);
-  json_object_set_string_member (event, "entity", json_object_get_string_member (answer, "entity"));
-  if (type != NULL)
-    json_object_set_string_member (event, "type", type);
-  json_object_set_string_member (event, "action", json_object_get_string_member (answer, "action"));
-  if (json_object_has_member (answer, "code"))
-    {
-      json_object_set_string_member (event, "code", json_object_get_string_member (answer, "code"));
-      if (json_object_has_member (answer, "message"))
-        json_object_set_string_member (event, "message", json_object_get_string_member (answer, "message"));
-    }
-  else
-    {
-      json_object_set_string_member (event, "source", json_object_get_string_member (answer, "source"));
-      json_object_set_int_member (event, "confidence", json_object_get_int_member (answer, "confidence"));
-      if (json_object_has_member (answer, "reason"))
-        json_object_set_string_member (event, "reason", json_object_get_string_member (answer, "reason"));
-    }
-  json_object_set_double_member (event, "latency_ms", (double) (gint64) (latency * 10 + 0.5) / 10);
-  gg_a2g_console_decision (service->console, event);
+  if (service != NULL)
+    gg_a2g_console_report (service->console, entity->request->ex->session,
+                           gg_a2g_json_string (entity->object, "type"), entity->answer, entity->started_us);
 }
 
 static void

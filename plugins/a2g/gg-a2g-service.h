@@ -95,6 +95,15 @@ gboolean       gg_a2g_client_id_valid      (const char *client_id);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GgA2gExchange, gg_a2g_exchange_unref)
 
+/* Between gg-a2g-service.c and gg-a2g-exchange.c. */
+GgA2gExchange *_gg_a2g_exchange_new   (GgA2gService      *service,
+                                       SoupServerMessage *msg);
+GBytes        *_gg_a2g_error_body     (GgA2gError  code,
+                                       const char *message);
+void           _gg_a2g_respond_error  (SoupServerMessage *msg,
+                                       GgA2gError         code,
+                                       const char        *message);
+
 /* The endpoints (gg-a2g-session.c, gg-a2g-decide.c, gg-a2g-endpoints.c). */
 void gg_a2g_handle_session   (GgA2gExchange *ex);
 void gg_a2g_handle_decide    (GgA2gExchange *ex);
@@ -115,6 +124,11 @@ void          gg_a2g_console_open_stream  (GgA2gConsole      *console,
                                            SoupServerMessage *msg);
 void          gg_a2g_console_decision     (GgA2gConsole *console,
                                            JsonObject   *event);
+void          gg_a2g_console_report       (GgA2gConsole *console,
+                                           GgA2gSession *session,
+                                           const char   *type,
+                                           JsonObject   *answer,
+                                           gint64        started_us);
 void          gg_a2g_console_close        (GgA2gConsole *console);
 
 G_END_DECLS

@@ -184,6 +184,7 @@ decide_cb (GObject      *source,
 
 /* Each turn of a decision calls the client's tools. */
 typedef struct {
+  GgBus *bus;
   GgJsonRpcPeer *peer;
   JsonObject *context;
   JsonNode *request_id;
@@ -192,6 +193,7 @@ typedef struct {
 static void
 tool_setup_free (ToolSetup *setup)
 {
+  g_clear_object (&setup->bus);
   g_clear_object (&setup->peer);
   g_clear_pointer (&setup->context, json_object_unref);
   g_clear_pointer (&setup->request_id, json_node_unref);
@@ -204,7 +206,7 @@ setup_turn (GgAgentTurn *turn,
 {
   ToolSetup *setup = user_data;
 
-  gg_oam_turn_use_client_tools (turn, setup->peer, setup->context, setup->request_id);
+  gg_oam_turn_use_client_tools (turn, setup->bus, setup->peer, setup->context, setup->request_id);
 }
 
 static char *
@@ -392,6 +394,7 @@ decision_prepare (GgOamConnection  *conn,
   {
     ToolSetup *setup = g_new0 (ToolSetup, 1);
 
+    setup->bus = g_object_ref (conn->bus);
     setup->peer = g_object_ref (conn->peer);
     setup->context = tool_context != NULL ? json_object_ref (tool_context) : NULL;
     setup->request_id = request_id != NULL ? json_node_copy (request_id) : NULL;

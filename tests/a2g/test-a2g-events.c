@@ -206,6 +206,7 @@ test_rate_bound (void)
   g_autofree char *body = NULL;
   guint decisions = 0;
   gint64 dropped = 0;
+  guint snapshots = 0;
 
   g_free (next_of (events, "snapshot"));
   for (guint i = 0; i < 16; i++)
@@ -218,7 +219,8 @@ test_rate_bound (void)
       g_autoptr(A2gResponse) response = a2g_post (service, "/v1/decide", token, body);
       g_assert_cmpuint (response->status, ==, 200);
     }
-  while (dropped == 0)
+  /* Every decision is either sent or counted as dropped in a snapshot. */
+  while (decisions + (guint) dropped < 160 && snapshots < 30)
     {
       char *data = NULL;
       g_autofree char *name = events_next (events, &data);
@@ -230,11 +232,16 @@ test_rate_bound (void)
         {
           g_autoptr(JsonNode) node = gg_json_parse (owned, -1, 16, NULL);
           dropped = json_object_get_int_member (json_node_get_object (node), "dropped_decisions");
+          snapshots++;
         }
     }
-  /* Within one second at most 100 went out; over two seconds at most 200. */
-  g_assert_cmpuint (decisions, <=, 200);
   g_assert_cmpuint (decisions + (guint) dropped, ==, 160);
+  /* Sent in about a second (slower under valgrind): no more than 100 a second. */
+  if (g_getenv ("GAMEGATE_TEST_WRAPPER") == NULL)
+    {
+      g_assert_cmpint (dropped, >, 0);
+      g_assert_cmpuint (decisions, <=, 200);
+    }
   events_close (events);
   a2g_service_stop (service);
 }

@@ -199,7 +199,10 @@ test_renew_and_expire (void)
   g_autofree char *context_hash = NULL;
 
   g_assert_cmpuint (set->status, ==, 200);
-  context_hash = g_strdup (json_object_get_string_member (a2g_json (set), "context_hash"));
+  {
+    g_autoptr(JsonObject) object = a2g_json (set);
+    context_hash = g_strdup (json_object_get_string_member (object, "context_hash"));
+  }
   second = a2g_open (service, CLIENT, NULL);
   g_assert_cmpstr (first, !=, second);
   {
