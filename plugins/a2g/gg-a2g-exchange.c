@@ -192,6 +192,16 @@ gg_a2g_exchange_is_live (GgA2gExchange *ex)
   return ex->msg != NULL && ex->service != NULL && !g_cancellable_is_cancelled (ex->cancellable);
 }
 
+static void
+on_written (SoupServerMessage *msg,
+            gpointer           user_data)
+{
+  guint *writing = user_data;
+
+  g_signal_handlers_disconnect_by_func (msg, on_written, user_data);
+  (*writing)--;
+}
+
 /**
  * gg_a2g_exchange_reply_bytes:
  * @ex: the exchange
@@ -210,6 +220,12 @@ gg_a2g_exchange_reply_bytes (GgA2gExchange *ex,
   if (msg == NULL)
     return;
   respond_json (msg, status, body);
+  if (ex->service != NULL && ex->service->closing)
+    {
+      /* Shutting down: the service waits until this answer is out. */
+      ex->service->writing++;
+      g_signal_connect (msg, "finished", G_CALLBACK (on_written), &ex->service->writing);
+    }
   g_object_ref (msg);
   exchange_detach (ex);
   soup_server_message_unpause (msg);

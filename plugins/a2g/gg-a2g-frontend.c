@@ -18,7 +18,8 @@
 #include "gg-a2g-frontend.h"
 #include "gg-a2g-service.h"
 
-#define STOP_WAIT_MS 2000
+#define STOP_WAIT_MS 5000
+#define FLUSH_WAIT_MS 300
 
 struct _GgA2gFrontend
 {
@@ -150,6 +151,7 @@ service_url (GgA2gFrontend *self)
 typedef struct {
   GgA2gFrontend *self;
   gint64 deadline_us;
+  gboolean flushing;         /* the late ones were answered 503 */
 } Stop;
 
 static gboolean
@@ -160,9 +162,18 @@ stop_poll (gpointer user_data)
   Stop *stop = g_task_get_task_data (task);
 
   /* Answers given while closing still have to reach their clients. */
-  if (self->service != NULL && g_hash_table_size (self->service->live) > 0 &&
+  if (self->service != NULL &&
+      (g_hash_table_size (self->service->live) > 0 || self->service->writing > 0) &&
       g_get_monotonic_time () < stop->deadline_us)
     return G_SOURCE_CONTINUE;
+  if (self->service != NULL && g_hash_table_size (self->service->live) > 0 && !stop->flushing)
+    {
+      /* Still running: answered 503 now, and a moment to write that. */
+      gg_a2g_service_answer_unavailable (self->service);
+      stop->flushing = TRUE;
+      stop->deadline_us = g_get_monotonic_time () + FLUSH_WAIT_MS * 1000;
+      return G_SOURCE_CONTINUE;
+    }
   g_clear_pointer (&self->service, gg_a2g_service_free);
   g_task_return_boolean (task, TRUE);
   return G_SOURCE_REMOVE;

@@ -493,6 +493,21 @@ gg_a2g_service_close (GgA2gService *service)
   gg_a2g_console_close (service->console);
 }
 
+/**
+ * gg_a2g_service_answer_unavailable:
+ * @service: a closing service
+ *
+ * Answers every request still in progress with 503.
+ */
+void
+gg_a2g_service_answer_unavailable (GgA2gService *service)
+{
+  g_autoptr(GList) live = g_hash_table_get_keys (service->live);
+
+  for (GList *l = live; l != NULL; l = l->next)
+    gg_a2g_exchange_fail (l->data, GG_A2G_ERROR_UNAVAILABLE, "The service is shutting down.");
+}
+
 /** gg_a2g_service_free: @service: (transfer full): the service */
 void
 gg_a2g_service_free (GgA2gService *service)

@@ -41,6 +41,7 @@ struct _GgA2gService {
   char *origin_port;          /* ":PORT" for the Origin check */
   GHashTable *live;           /* GgA2gExchange in progress */
   gint64 model_calls;         /* in flight */
+  guint writing;              /* answers given that libsoup has not finished writing */
   gboolean closing;
 };
 
@@ -67,6 +68,7 @@ GgA2gService  *gg_a2g_service_new          (GgBus          *bus,
 gboolean       gg_a2g_service_listen       (GgA2gService  *service,
                                             GError       **error);
 void           gg_a2g_service_close        (GgA2gService *service);
+void           gg_a2g_service_answer_unavailable (GgA2gService *service);
 void           gg_a2g_service_free         (GgA2gService *service);
 GgA2gManifest *gg_a2g_service_lookup_manifest (GgA2gService *service,
                                                const char   *hash);

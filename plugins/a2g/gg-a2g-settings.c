@@ -89,7 +89,10 @@ gg_a2g_settings_load (GgA2gSettings *settings,
                              "only the local profile is available in this version");
       return FALSE;
     }
-  listen = gg_config_get_string (config, GROUP, "listen", "127.0.0.1:8787");
+  /* GAMEGATE_A2G_LISTEN stands in for an absent key (tests: any free port). */
+  listen = gg_config_get_string (config, GROUP, "listen",
+                                 g_getenv ("GAMEGATE_A2G_LISTEN") != NULL ? g_getenv ("GAMEGATE_A2G_LISTEN")
+                                                                          : "127.0.0.1:8787");
   if (!gg_a2g_settings_set_listen (settings, listen, &local_error))
     {
       gg_config_set_invalid (config, GROUP, "listen", error, "%s", local_error->message);

@@ -127,7 +127,8 @@ test_client_gone (void)
   gint64 start;
   gint64 timeouts = 0;
 
-  g_usleep (300 * 1000);
+  /* Time for the request to reach the model (longer under valgrind). */
+  g_usleep (gg_test_timeout_ms (300) * 1000);
   start = g_get_monotonic_time ();
   g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
   /* Only a cancelled model call settles this soon: as a timeout, unanswered. */
@@ -142,7 +143,8 @@ test_client_gone (void)
     /* The service goes on: the next decision is the script's next answer. */
     g_autoptr(A2gResponse) next = a2g_post (service, "/v1/decide", token,
                                             "{\"client_id\":\"" CLIENT "\",\"entities\":[{\"entity\":\"q\",\"type\":\"pirate\","
-                                            "\"observations\":{\"hp\":50},\"legal_actions\":[\"attack\",\"flee\"]}]}");
+                                            "\"observations\":{\"hp\":50},\"legal_actions\":[\"attack\",\"flee\"],"
+                                            "\"deadline_ms\":30000}]}");
     g_assert_nonnull (strstr (next->body, "\"source\":\"model\""));
   }
   a2g_service_stop (service);
@@ -162,7 +164,7 @@ test_shutdown_in_flight (void)
   gssize n;
   int status = -1;
 
-  g_usleep (300 * 1000);
+  g_usleep (gg_test_timeout_ms (300) * 1000);
   gg_test_process_send_signal (service->process, SIGTERM);
   g_socket_set_timeout (g_socket_connection_get_socket (connection), 10);
   while ((n = g_input_stream_read (input, buffer, sizeof buffer, NULL, NULL)) > 0)
@@ -171,6 +173,7 @@ test_shutdown_in_flight (void)
       if (strstr (answer->str, "}") != NULL)
         break;
     }
+  g_test_message ("answer: %s", answer->str);
   g_assert_true (g_str_has_prefix (answer->str, "HTTP/1.1 503 "));
   g_assert_nonnull (strstr (answer->str, "{\"a2g\":\"0.1\",\"ok\":false,\"error\":\"The service is shutting down.\","
                                          "\"code\":\"unavailable\"}"));

@@ -34,7 +34,9 @@ fixture_setup (Fixture       *fixture,
 
   fixture->fake = fake_openai_new ();
   url = fake_openai_get_base_url (fixture->fake);
-  config = g_strdup_printf ("[a2g]\nmodel={\"type\":\"openai\",\"baseUrl\":\"%s\",\"model\":\"fake-model\"}\n", url);
+  /* A long default deadline: HTTP to the fake server is slow under valgrind. */
+  config = g_strdup_printf ("[a2g]\nmodel={\"type\":\"openai\",\"baseUrl\":\"%s\",\"model\":\"fake-model\"}\n"
+                            "default-deadline-ms=30000\n", url);
   fixture->service = a2g_service_start (config);
   fixture->token = a2g_open (fixture->service, CLIENT, NULL);
 }
