@@ -185,7 +185,8 @@ record_conversation (Fixture *f)
   lines = run (process, model, conversation);
   gg_test_process_close_stdin (process);
   g_assert_true (gg_test_process_wait (process, gg_test_timeout_ms (READ_TIMEOUT_MS), &status));
-  g_assert_cmpint (status, ==, 0);
+  if (status != 0)
+    g_error ("gamegate oam exited with %d; stderr:\n%s", status, gg_test_process_get_stderr (process));
   g_assert_null (strstr (gg_test_process_get_stderr (process), TEST_KEY));
   return lines;
 }
@@ -235,7 +236,8 @@ test_record_then_replay (Fixture       *f,
   }
   gg_test_process_close_stdin (process);
   g_assert_true (gg_test_process_wait (process, gg_test_timeout_ms (READ_TIMEOUT_MS), &status));
-  g_assert_cmpint (status, ==, 0);
+  if (status != 0)
+    g_error ("gamegate oam exited with %d; stderr:\n%s", status, gg_test_process_get_stderr (process));
 }
 
 static char *
