@@ -7,6 +7,7 @@
  */
 #include "fuzz-common.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static GLogWriterOutput
@@ -157,6 +158,28 @@ chunk_read_finish (GInputStream  *stream,
   return g_task_propagate_int (G_TASK (result), error);
 }
 
+/* Without these GInputStream would close in a worker thread. */
+static void
+chunk_close_async (GInputStream        *stream,
+                   int                  io_priority,
+                   GCancellable        *cancellable,
+                   GAsyncReadyCallback  callback,
+                   gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (stream, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, chunk_close_async);
+  g_task_return_boolean (task, TRUE);
+}
+
+static gboolean
+chunk_close_finish (GInputStream  *stream,
+                    GAsyncResult  *result,
+                    GError       **error)
+{
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
 static void
 chunk_finalize (GObject *object)
 {
@@ -175,6 +198,8 @@ fuzz_chunk_stream_class_init (FuzzChunkStreamClass *klass)
   stream_class->read_fn = chunk_read;
   stream_class->read_async = chunk_read_async;
   stream_class->read_finish = chunk_read_finish;
+  stream_class->close_async = chunk_close_async;
+  stream_class->close_finish = chunk_close_finish;
 }
 
 static void
@@ -215,4 +240,15 @@ fuzz_drain (void)
 
   for (guint i = 0; i < 10000 && g_main_context_iteration (context, FALSE); i++)
     ;
+}
+
+void
+fuzz_dump_output (GOutputStream *memory_output)
+{
+  GMemoryOutputStream *out = G_MEMORY_OUTPUT_STREAM (memory_output);
+
+  if (g_strcmp0 (g_getenv ("FUZZ_DUMP"), "1") != 0)
+    return;
+  fwrite (g_memory_output_stream_get_data (out), 1, g_memory_output_stream_get_data_size (out), stderr);
+  fputc ('\n', stderr);
 }

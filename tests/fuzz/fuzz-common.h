@@ -49,4 +49,8 @@ gboolean fuzz_run_until (gboolean *done,
 /* Drains every pending source without blocking. */
 void fuzz_drain (void);
 
+/* With FUZZ_DUMP=1 in the environment, writes what a target's peer was
+ * sent to stderr: how seeds are checked to reach what they aim at. */
+void fuzz_dump_output (GOutputStream *memory_output);
+
 G_END_DECLS
