@@ -91,6 +91,8 @@ struct _FuzzChunkStream {
   gsize offset;
   guint32 state;
   gsize max_chunk;
+  GArray *pauses;   /* gsize offsets, ascending; a read stops at each */
+  guint next_pause;
 };
 
 G_DEFINE_TYPE (FuzzChunkStream, fuzz_chunk_stream, G_TYPE_INPUT_STREAM)
@@ -121,7 +123,12 @@ chunk_read (GInputStream  *stream,
   FuzzChunkStream *self = FUZZ_CHUNK_STREAM (stream);
   gsize total = g_bytes_get_size (self->data);
   gsize chunk = next_chunk (self);  /* once: MIN() evaluates twice */
-  gsize n = MIN (count, MIN (chunk, total - self->offset));
+  gsize end = total;
+  gsize n;
+
+  if (self->pauses != NULL && self->next_pause < self->pauses->len)
+    end = g_array_index (self->pauses, gsize, self->next_pause);
+  n = MIN (count, MIN (chunk, end - self->offset));
 
   if (n == 0)
     return 0;
@@ -129,6 +136,29 @@ chunk_read (GInputStream  *stream,
   memcpy (buffer, (const guint8 *) g_bytes_get_data (self->data, NULL) + self->offset, n);
   self->offset += n;
   return (gssize) n;
+}
+
+typedef struct {
+  void *buffer;
+  gsize count;
+} PausedRead;
+
+static gboolean
+paused_read_cb (gpointer data)
+{
+  GTask *task = data;
+  FuzzChunkStream *self = g_task_get_source_object (task);
+  PausedRead *read = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  while (self->next_pause < self->pauses->len &&
+         g_array_index (self->pauses, gsize, self->next_pause) == self->offset)
+    self->next_pause++;
+  if (g_cancellable_set_error_if_cancelled (g_task_get_cancellable (task), &error))
+    g_task_return_error (task, error);
+  else
+    g_task_return_int (task, chunk_read (G_INPUT_STREAM (self), read->buffer, read->count, NULL, NULL));
+  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -140,12 +170,23 @@ chunk_read_async (GInputStream        *stream,
                   GAsyncReadyCallback  callback,
                   gpointer             user_data)
 {
+  FuzzChunkStream *self = FUZZ_CHUNK_STREAM (stream);
   g_autoptr(GTask) task = g_task_new (stream, cancellable, callback, user_data);
   GError *error = NULL;
 
   g_task_set_source_tag (task, chunk_read_async);
   if (g_cancellable_set_error_if_cancelled (cancellable, &error))
     g_task_return_error (task, error);
+  else if (self->pauses != NULL && self->next_pause < self->pauses->len &&
+           self->offset == g_array_index (self->pauses, gsize, self->next_pause))
+    {
+      PausedRead *read = g_new (PausedRead, 1);
+
+      read->buffer = buffer;
+      read->count = count;
+      g_task_set_task_data (task, read, g_free);
+      g_idle_add_full (G_PRIORITY_LOW, paused_read_cb, g_object_ref (task), g_object_unref);
+    }
   else
     g_task_return_int (task, chunk_read (stream, buffer, count, cancellable, NULL));
 }
@@ -186,6 +227,8 @@ chunk_finalize (GObject *object)
   FuzzChunkStream *self = FUZZ_CHUNK_STREAM (object);
 
   g_bytes_unref (self->data);
+  if (self->pauses != NULL)
+    g_array_unref (self->pauses);
   G_OBJECT_CLASS (fuzz_chunk_stream_parent_class)->finalize (object);
 }
 
@@ -217,6 +260,44 @@ fuzz_chunk_stream_new (GBytes  *data,
   self->data = g_bytes_ref (data);
   self->state = seed != 0 ? seed : 0x9e3779b9u;
   self->max_chunk = MAX (max_chunk, 1);
+  return G_INPUT_STREAM (self);
+}
+
+GInputStream *
+fuzz_chunk_stream_new_paused (GBytes  *data,
+                              guint32  seed,
+                              gsize    max_chunk)
+{
+  gsize size = 0;
+  const char *text = g_bytes_get_data (data, &size);
+  g_autoptr(GByteArray) kept = g_byte_array_new ();
+  GArray *pauses = g_array_new (FALSE, FALSE, sizeof (gsize));
+  FuzzChunkStream *self;
+  gsize start = 0;
+
+  /* Lines of exactly "~" become pauses at the offset they stood at. */
+  while (start < size)
+    {
+      const char *nl = memchr (text + start, '\n', size - start);
+      gsize end = nl != NULL ? (gsize) (nl - text) + 1 : size;
+      gsize len = end - start;
+
+      if ((len == 2 && text[start] == '~' && text[start + 1] == '\n') ||
+          (len == 1 && text[start] == '~'))
+        {
+          gsize at = kept->len;
+          g_array_append_val (pauses, at);
+        }
+      else
+        g_byte_array_append (kept, (const guint8 *) text + start, (guint) len);
+      start = end;
+    }
+  {
+    g_autoptr(GBytes) stripped = g_byte_array_free_to_bytes (g_steal_pointer (&kept));
+
+    self = FUZZ_CHUNK_STREAM (fuzz_chunk_stream_new (stripped, seed, max_chunk));
+  }
+  self->pauses = pauses;
   return G_INPUT_STREAM (self);
 }
 

@@ -41,6 +41,15 @@ GInputStream *fuzz_chunk_stream_new (GBytes  *data,
                                      guint32  seed,
                                      gsize    max_chunk);
 
+/* The same, but each line "~" of @data is a pause: it is not read, and the
+ * read after it completes only once the main context has nothing of
+ * higher priority than G_PRIORITY_LOW to do (the model has answered, the
+ * tool call is out). This is how an input answers a request gamegate
+ * sends only after it has read what came before. */
+GInputStream *fuzz_chunk_stream_new_paused (GBytes  *data,
+                                            guint32  seed,
+                                            gsize    max_chunk);
+
 /* Iterates the thread-default main context until *@done or @max_iterations
  * have run (a target never waits on a clock). Returns *@done. */
 gboolean fuzz_run_until (gboolean *done,
