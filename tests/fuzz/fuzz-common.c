@@ -314,6 +314,30 @@ fuzz_run_until (gboolean *done,
   return *done;
 }
 
+static gboolean
+deadline_cb (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+gboolean
+fuzz_wait_until (gboolean *done,
+                 guint     timeout_ms)
+{
+  GMainContext *context = g_main_context_get_thread_default ();
+  gboolean expired = FALSE;
+  GSource *timer = g_timeout_source_new (timeout_ms);
+
+  g_source_set_callback (timer, deadline_cb, &expired, NULL);
+  g_source_attach (timer, context);
+  while (!*done && !expired)
+    g_main_context_iteration (context, TRUE);
+  g_source_destroy (timer);
+  g_source_unref (timer);
+  return *done;
+}
+
 void
 fuzz_drain (void)
 {

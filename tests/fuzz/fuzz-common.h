@@ -55,6 +55,11 @@ GInputStream *fuzz_chunk_stream_new_paused (GBytes  *data,
 gboolean fuzz_run_until (gboolean *done,
                          guint     max_iterations);
 
+/* Blocks on the thread-default main context until *@done, or @timeout_ms
+ * pass (a target talking to sockets: its own fake game). */
+gboolean fuzz_wait_until (gboolean *done,
+                          guint     timeout_ms);
+
 /* Drains every pending source without blocking. */
 void fuzz_drain (void);
 
