@@ -16,15 +16,14 @@ int
 LLVMFuzzerTestOneInput (const uint8_t *data,
                         size_t         size)
 {
-  static char *dir;
+  g_autofree char *dir = g_dir_make_tmp ("gg-fuzz-registry-XXXXXX", NULL);
   FuzzInput in = { data, size };
   g_autoptr(JsonArray) problems = json_array_new ();
   g_autoptr(GHashTable) entries = NULL;
   guint files = 0;
 
   fuzz_init ();
-  if (dir == NULL)
-    dir = g_dir_make_tmp ("gg-fuzz-registry-XXXXXX", NULL);
+  g_assert_nonnull (dir);
   while (in.size > 0 && files < 8)
     {
       gsize length;
@@ -44,5 +43,6 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
 
       g_remove (path);
     }
+  g_rmdir (dir);
   return 0;
 }

@@ -41,8 +41,11 @@ int
 main (int    argc,
       char **argv)
 {
+  static const uint8_t empty[1];
   guint replayed = 0;
 
+  /* libFuzzer always runs the empty input first; so does the replay. */
+  LLVMFuzzerTestOneInput (empty, 0);
   for (int i = 1; i < argc; i++)
     {
       if (g_file_test (argv[i], G_FILE_TEST_IS_DIR))
