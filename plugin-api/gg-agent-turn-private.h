@@ -46,6 +46,7 @@ struct _GgAgentTurn {
   GHashTable *model_tool_bytes;/* name -> its compact JSON size */
   char *prompt;
   JsonNode *output_schema;
+  JsonNode *accept_schema;     /* what an answer must match, if not output_schema */
   GgAgentPolicy policy;
   JsonNode *sampling;
   double temperature;
@@ -68,7 +69,7 @@ struct _GgAgentTurn {
   GError *failure;             /* the outcome when failing */
   JsonObject *result;          /* the outcome when succeeding */
   gboolean succeeded;
-  GgSchema *schema;            /* compiled output_schema, if any */
+  GgSchema *schema;            /* compiled accept_schema or output_schema */
 
   JsonArray *new_entries;
   gsize new_bytes;

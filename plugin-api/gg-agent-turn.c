@@ -112,6 +112,7 @@ gg_agent_turn_finalize (GObject *object)
   g_hash_table_unref (self->model_tool_bytes);
   g_free (self->prompt);
   g_clear_pointer (&self->output_schema, json_node_unref);
+  g_clear_pointer (&self->accept_schema, json_node_unref);
   gg_agent_policy_clear (&self->policy);
   g_clear_pointer (&self->sampling, json_node_unref);
   g_clear_object (&self->task);
@@ -329,6 +330,32 @@ gg_agent_turn_set_sampling (GgAgentTurn *self,
   self->sampling = sampling != NULL ? gg_json_copy (sampling) : NULL;
   self->temperature = temperature;
   self->max_tokens = max_tokens > 0 ? max_tokens : 0;
+}
+
+/**
+ * gg_agent_turn_set_accept_schema:
+ * @self: a #GgAgentTurn that has an output schema
+ * @schema: (nullable): the schema a structured answer must match to be
+ *   accepted; copied. %NULL (the default) accepts what matches the output
+ *   schema
+ *
+ * The output schema is what the model is asked for; this is what the turn
+ * holds the answer to. A caller that can use an answer which misses the
+ * requested shape in a detail (an oam NPC reply with two player options
+ * where three were asked for) accepts it here and normalises it itself,
+ * rather than failing a good answer with %GG_MODEL_ERROR_GENERATION_FAILED.
+ * Call before gg_agent_turn_run_async().
+ *
+ * Since: 1.0
+ */
+void
+gg_agent_turn_set_accept_schema (GgAgentTurn *self,
+                                 JsonNode    *schema)
+{
+  g_return_if_fail (GG_IS_AGENT_TURN (self));
+  g_return_if_fail (self->state == TURN_IDLE);
+  g_clear_pointer (&self->accept_schema, json_node_unref);
+  self->accept_schema = schema != NULL ? gg_json_copy (schema) : NULL;
 }
 
 /**
@@ -700,7 +727,8 @@ gg_agent_turn_run_async (GgAgentTurn         *self,
     {
       g_autoptr(GError) error = NULL;
 
-      self->schema = gg_schema_new (self->output_schema, &error);
+      self->schema = gg_schema_new (self->accept_schema != NULL ? self->accept_schema :
+                                    self->output_schema, &error);
       if (self->schema == NULL)
         {
           _gg_agent_turn_fail (self, schema_error (GG_MODEL_ERROR_INVALID_SCHEMA,

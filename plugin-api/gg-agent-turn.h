@@ -119,6 +119,8 @@ void         gg_agent_turn_set_sampling     (GgAgentTurn *self,
                                              JsonNode    *sampling,
                                              double       temperature,
                                              gint64       max_tokens);
+void         gg_agent_turn_set_accept_schema (GgAgentTurn *self,
+                                              JsonNode    *schema);
 void         gg_agent_turn_set_streaming    (GgAgentTurn *self,
                                              gboolean     stream);
 void         gg_agent_turn_run_async        (GgAgentTurn         *self,

@@ -34,7 +34,10 @@ all_digits (const char *s)
  * is no escaping, so a key containing '.' cannot be named. A segment of
  * decimal digits is an array index on arrays and a member name on
  * objects; it must be canonical ("0", "12", never "01") and have at most
- * 9 digits. A segment of '-' and digits ("-1") is refused.
+ * 9 digits. A segment of '-' and digits ("-1") is refused. A path has at
+ * most %GG_JSON_DEFAULT_MAX_DEPTH segments: no document deeper than a
+ * parse accepts can exist, so a longer path names nothing, and
+ * gg_json_path_set() must not build one (%GG_JSON_ERROR_TOO_DEEP).
  *
  * Returns: (transfer full): the segments (empty for the root), or %NULL
  */
@@ -55,6 +58,19 @@ gg_json_path_split (const char *path,
                            "path is not valid UTF-8");
       return NULL;
     }
+
+  {
+    guint dots = 0;
+
+    for (const char *p = path; (p = strchr (p, '.')) != NULL; p++)
+      dots++;
+    if (dots >= GG_JSON_DEFAULT_MAX_DEPTH)
+      {
+        g_set_error (error, GG_JSON_ERROR, GG_JSON_ERROR_TOO_DEEP,
+                     "the path has more than %d segments", GG_JSON_DEFAULT_MAX_DEPTH);
+        return NULL;
+      }
+  }
 
   segments = g_strsplit (path, ".", -1);
   for (guint i = 0; segments[i] != NULL; i++)
@@ -258,7 +274,10 @@ replace_element (JsonNode *array_node,
  * as empty objects; an index equal to an array's length appends (also on
  * the way, appending an empty object). Replacing an array element puts a
  * new #JsonArray into its node. The root itself ("") cannot be replaced
- * (%GG_JSON_ERROR_BAD_PATH).
+ * (%GG_JSON_ERROR_BAD_PATH). The document never grows deeper than
+ * %GG_JSON_DEFAULT_MAX_DEPTH, the limit of parsing: a path of n segments
+ * with a @value nesting more than the limit minus n levels is refused with
+ * %GG_JSON_ERROR_TOO_DEEP, so every walk over a document stays bounded.
  * Errors: %GG_JSON_ERROR_BAD_PATH; %GG_JSON_ERROR_NOT_CONTAINER naming the
  * scalar or null the path would go through (nothing is replaced);
  * %GG_JSON_ERROR_NOT_FOUND for an index past the end or a non-index
@@ -290,6 +309,13 @@ gg_json_path_set (JsonNode   *root,
     {
       g_set_error_literal (error, GG_JSON_ERROR, GG_JSON_ERROR_BAD_PATH,
                            "the root cannot be replaced");
+      return FALSE;
+    }
+  /* The root is one level; the value sits n levels down. */
+  if (_gg_json_deeper_than (value, GG_JSON_DEFAULT_MAX_DEPTH - n))
+    {
+      g_set_error (error, GG_JSON_ERROR, GG_JSON_ERROR_TOO_DEEP,
+                   "the value would nest deeper than %d levels", GG_JSON_DEFAULT_MAX_DEPTH);
       return FALSE;
     }
 

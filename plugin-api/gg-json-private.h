@@ -27,6 +27,12 @@ void      _gg_json_append_string (GString    *out,
 /* A hash function matching gg_json_equal(), for GHashTable. */
 guint     _gg_json_hash (JsonNode *node);
 
+/* Whether @node nests containers more than @limit levels deep (a scalar
+ * is 0 levels, `{}` and `[]` one). Iterative, stops at the first level
+ * past @limit, so any document can be measured. */
+gboolean  _gg_json_deeper_than (JsonNode *node,
+                                guint     limit);
+
 /* Numeric helpers for values holding gint64 or gdouble. */
 gboolean  _gg_json_node_is_number (JsonNode *node);
 gboolean  _gg_json_node_is_integral (JsonNode *node);

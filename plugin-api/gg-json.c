@@ -1,5 +1,15 @@
 /* gg-json.c: compact output, value equality, hashing and deep copies.
  *
+ * The walks here recurse, one C frame (a few dozen bytes) per level of
+ * nesting. That is bounded, because no deeper document can exist in the
+ * process: every JSON text is parsed with a depth limit
+ * (GG_JSON_DEFAULT_MAX_DEPTH, 128, or less), a merge patch is never deeper
+ * than its inputs, gg_json_path_set() refuses to build past the limit,
+ * and code only wraps documents a few levels more (a message, an event).
+ * json-glib's own freeing recurses the same way, so the bound, not an
+ * iterative rewrite, is what keeps the stack safe. Measuring an untrusted
+ * value's depth is iterative (_gg_json_deeper_than()).
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
@@ -527,4 +537,62 @@ gg_json_copy (JsonNode *node)
     default:
       return json_node_init_null (json_node_alloc ());
     }
+}
+
+typedef struct {
+  JsonNode *node;
+  guint depth;   /* levels of containers above @node */
+} DepthItem;
+
+gboolean
+_gg_json_deeper_than (JsonNode *node,
+                      guint     limit)
+{
+  g_autoptr(GArray) stack = g_array_new (FALSE, FALSE, sizeof (DepthItem));
+  DepthItem item = { node, 0 };
+
+  if (node == NULL)
+    return FALSE;
+  g_array_append_val (stack, item);
+  while (stack->len > 0)
+    {
+      guint depth;
+
+      item = g_array_index (stack, DepthItem, stack->len - 1);
+      g_array_set_size (stack, stack->len - 1);
+      if (!JSON_NODE_HOLDS_OBJECT (item.node) && !JSON_NODE_HOLDS_ARRAY (item.node))
+        continue;
+      depth = item.depth + 1;
+      if (depth > limit)
+        return TRUE;
+      if (JSON_NODE_HOLDS_OBJECT (item.node))
+        {
+          JsonObjectIter iter;
+          JsonNode *child;
+
+          json_object_iter_init (&iter, json_node_get_object (item.node));
+          while (json_object_iter_next (&iter, NULL, &child))
+            if (JSON_NODE_HOLDS_OBJECT (child) || JSON_NODE_HOLDS_ARRAY (child))
+              {
+                DepthItem next = { child, depth };
+                g_array_append_val (stack, next);
+              }
+        }
+      else
+        {
+          JsonArray *array = json_node_get_array (item.node);
+
+          for (guint i = 0; i < json_array_get_length (array); i++)
+            {
+              JsonNode *child = json_array_get_element (array, i);
+
+              if (JSON_NODE_HOLDS_OBJECT (child) || JSON_NODE_HOLDS_ARRAY (child))
+                {
+                  DepthItem next = { child, depth };
+                  g_array_append_val (stack, next);
+                }
+            }
+        }
+    }
+  return FALSE;
 }

@@ -186,6 +186,20 @@ dispatch (GgJsonRpcPeer *self,
   handler->func (self, request, handler->user_data);
 }
 
+/* Whether @raw_id names one of our outgoing calls still waiting. */
+static gboolean
+is_pending_id (GgJsonRpcPeer *self,
+               JsonNode      *raw_id)
+{
+  g_autoptr(JsonNode) id = _gg_jsonrpc_normalize_id (raw_id);
+  g_autofree char *key = NULL;
+
+  if (id == NULL)
+    return FALSE;
+  key = _gg_jsonrpc_id_key (id);
+  return g_hash_table_contains (self->pending, key);
+}
+
 static void
 handle_message (GgJsonRpcPeer *self,
                 const char    *data,
@@ -195,11 +209,11 @@ handle_message (GgJsonRpcPeer *self,
   g_autoptr(JsonNode) root = NULL;
   g_autoptr(JsonNode) id = NULL;
   const char *why;
-  gboolean big_int = FALSE;
+  gboolean big_int = FALSE, big_id = FALSE;
   JsonObject *obj;
   JsonNode *raw_id, *version, *method, *params;
 
-  why = _gg_jsonrpc_precheck ((const guint8 *) data, length, &big_int);
+  why = _gg_jsonrpc_precheck ((const guint8 *) data, length, &big_int, &big_id);
   if (why != NULL)
     {
       g_autofree char *message = g_strconcat ("Parse error: ", why, NULL);
@@ -237,24 +251,26 @@ handle_message (GgJsonRpcPeer *self,
   raw_id = json_object_get_member (obj, "id");
   method = json_object_get_member (obj, "method");
 
-  /* A response: never answered, so two peers cannot loop on errors. */
-  if (method == NULL && (raw_id != NULL || json_object_has_member (obj, "result") ||
-                         json_object_has_member (obj, "error")))
+  /* The id is judged by the id alone: json-glib wrapped it only if the
+   * precheck saw the id itself out of range, not some other member. */
+  if (big_id)
+    raw_id = NULL;
+
+  /* A response (it has "result" or "error"): never answered, so two peers
+   * cannot loop on errors. A message with neither and no "method" is a
+   * broken response only when its id is one of our calls (which then fails
+   * as such); otherwise it is answered below as an invalid request, with
+   * its id. */
+  if (method == NULL && (json_object_has_member (obj, "result") ||
+                         json_object_has_member (obj, "error") ||
+                         is_pending_id (self, raw_id)))
     {
-      if (big_int && raw_id != NULL && JSON_NODE_HOLDS_VALUE (raw_id) &&
-          json_node_get_value_type (raw_id) != G_TYPE_STRING)
-        raw_id = NULL;
       _gg_jsonrpc_peer_handle_response (self, obj, raw_id);
       return;
     }
 
-  /* With a wrapped integer somewhere, a number id cannot be trusted. */
-  if (big_int && raw_id != NULL && JSON_NODE_HOLDS_VALUE (raw_id) &&
-      json_node_get_value_type (raw_id) != G_TYPE_STRING)
-    id = NULL;
-  else
-    id = _gg_jsonrpc_normalize_id (raw_id);
-  if (raw_id != NULL && id == NULL)
+  id = _gg_jsonrpc_normalize_id (raw_id);
+  if ((raw_id != NULL || big_id) && id == NULL)
     {
       send_protocol_error (self, NULL, GG_JSONRPC_INVALID_REQUEST,
                            "Invalid Request: the id must be a string or an integer", NULL);

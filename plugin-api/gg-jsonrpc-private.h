@@ -77,10 +77,12 @@ void              _gg_jsonrpc_peer_handle_response (GgJsonRpcPeer *self,
 
 /* Why @data (not NUL-terminated) cannot be handed to json-glib, or NULL:
  * nesting beyond 128 levels, more than one value, tokens JSON does not
- * have. Sets @big_int if an integer does not fit in 64 bits. */
+ * have. Sets @big_int if an integer does not fit in 64 bits, and @big_id
+ * if that integer is the top-level "id" itself. */
 const char       *_gg_jsonrpc_precheck             (const guint8  *data,
                                                     gsize          length,
-                                                    gboolean      *big_int);
+                                                    gboolean      *big_int,
+                                                    gboolean      *big_id);
 /* Compact JSON output (NULL is written as null). */
 void              _gg_jsonrpc_write_string         (GString       *out,
                                                     const char    *s);

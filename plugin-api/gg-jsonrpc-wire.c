@@ -157,22 +157,53 @@ has_escaped_nul (const guint8 *s,
   return FALSE;
 }
 
+/* Whether the string token p[start..end) (quotes included) is a member
+ * name of the top-level object that may read as "id". A name written with
+ * escapes counts, so that "\u0069d" cannot slip a wrapped integer past. */
+static gboolean
+is_id_key (const guint8 *p,
+           gsize         start,
+           gsize         end,
+           gsize         n)
+{
+  gsize k = end;
+
+  while (k < n && char_class[p[k]] == C_SPACE)
+    k++;
+  if (k >= n || p[k] != ':')
+    return FALSE;
+  if (end - start == 4 && memcmp (p + start, "\"id\"", 4) == 0)
+    return TRUE;
+  return memchr (p + start, '\\', end - start) != NULL;
+}
+
 /* One linear pass: nesting depth, one top-level value, only JSON tokens
  * outside strings. Returns NULL if json-glib may parse it, else why not.
  * Sets @big_int if an integer does not fit in 64 bits (json-glib wraps
- * those silently, so their values cannot be trusted). */
+ * those silently, so their values cannot be trusted), and @big_id too if
+ * that integer is the value of the top-level "id": the id is judged by
+ * the id alone, a big integer elsewhere does not make it untrustworthy. */
 const char *
 _gg_jsonrpc_precheck (const guint8 *p,
                       gsize         n,
-                      gboolean     *big_int)
+                      gboolean     *big_int,
+                      gboolean     *big_id)
 {
   guint depth = 0;
   guint values = 0;
   gsize i = 0;
+  gboolean id_value_next = FALSE;
 
   while (i < n)
     {
       guint8 c = p[i];
+      gboolean is_id_value = FALSE;
+
+      if (char_class[c] != C_SPACE && char_class[c] != C_PUNCT)
+        {
+          is_id_value = id_value_next;
+          id_value_next = FALSE;
+        }
 
       switch (char_class[c])
         {
@@ -202,6 +233,8 @@ _gg_jsonrpc_precheck (const guint8 *p,
               }
             if (has_escaped_nul (p + i + 1, j - i - 2))
               return "escaped NUL in a string";
+            if (depth == 1 && !is_id_value && is_id_key (p, i, j, n))
+              id_value_next = TRUE;
             i = j;
           }
           break;
@@ -240,14 +273,22 @@ _gg_jsonrpc_precheck (const guint8 *p,
                 char buf[24];
                 gint64 v;
 
+                gboolean big = FALSE;
+
                 if (i - start >= sizeof buf)
-                  *big_int = TRUE;
+                  big = TRUE;
                 else
                   {
                     memcpy (buf, p + start, i - start);
                     buf[i - start] = '\0';
                     if (!g_ascii_string_to_signed (buf, 10, G_MININT64, G_MAXINT64, &v, NULL))
-                      *big_int = TRUE;
+                      big = TRUE;
+                  }
+                if (big)
+                  {
+                    *big_int = TRUE;
+                    if (is_id_value)
+                      *big_id = TRUE;
                   }
               }
           }

@@ -262,6 +262,27 @@ gg_gabp_codec_process (GgGabpCodec *self,
   object = json_node_get_object (node);
   id = string_member (object, "id");
   type = string_member (object, "type");
+  /* Said plainly: the envelope schema would only say that no kind of
+   * message matched. */
+  if (self->validate && id != NULL && !g_uuid_string_is_valid (id))
+    {
+      emit_invalid (self, id, type, GG_GABP_ERROR_INVALID_REQUEST, "the id must be a UUID");
+      return FALSE;
+    }
+  if (self->validate && id == NULL)
+    {
+      emit_invalid (self, NULL, type, GG_GABP_ERROR_INVALID_REQUEST,
+                    json_object_has_member (object, "id") ? "the id must be a UUID string"
+                                                          : "the id is missing");
+      return FALSE;
+    }
+  if (self->validate && g_strcmp0 (type, "request") != 0 && g_strcmp0 (type, "response") != 0 &&
+      g_strcmp0 (type, "event") != 0)
+    {
+      emit_invalid (self, id, NULL, GG_GABP_ERROR_INVALID_REQUEST,
+                    "the type must be \"request\", \"response\" or \"event\"");
+      return FALSE;
+    }
 
   if (g_strcmp0 (type, "response") == 0)
     request_method = steal_method (self->sent, id);
@@ -482,6 +503,35 @@ gg_gabp_codec_forget_request (GgGabpCodec *self,
   g_hash_table_remove (self->sent, id);
 }
 
+/* The id a response carries is the peer's, echoed as it came: only ours
+ * (requests, events) must be UUIDs. A response to a request whose id is
+ * not one is checked with a stand-in id, so that a bridge with a broken id
+ * still hears what was wrong instead of nothing. */
+#define STAND_IN_ID "00000000-0000-4000-8000-000000000000"
+
+static gboolean
+validate_outgoing (GgGabpCodec *self,
+                   JsonObject  *object,
+                   const char  *request_method,
+                   GError     **error)
+{
+  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), object);
+  const char *id = string_member (object, "id");
+  g_autofree char *echoed = NULL;
+  gboolean ok;
+
+  if (g_strcmp0 (string_member (object, "type"), "response") == 0 &&
+      id != NULL && !g_uuid_string_is_valid (id))
+    {
+      echoed = g_strdup (id);
+      json_object_set_string_member (object, "id", STAND_IN_ID);
+    }
+  ok = gg_gabp_schemas_validate (self->schemas, node, request_method, NULL, error);
+  if (echoed != NULL)
+    json_object_set_string_member (object, "id", echoed);
+  return ok;
+}
+
 static gboolean
 send_object (GgGabpCodec *self,
              JsonObject  *object,
@@ -496,8 +546,7 @@ send_object (GgGabpCodec *self,
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CLOSED, "the connection is closed");
       return FALSE;
     }
-  if (self->validate &&
-      !gg_gabp_schemas_validate (self->schemas, node, request_method, NULL, error))
+  if (self->validate && !validate_outgoing (self, object, request_method, error))
     {
       g_prefix_error (error, "refusing to send an invalid GABP message: ");
       return FALSE;

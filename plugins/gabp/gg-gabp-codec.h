@@ -40,7 +40,9 @@ G_DECLARE_FINAL_TYPE (GgGabpCodec, gg_gabp_codec, GG, GABP_CODEC, GObject)
  *  `event` (channel, guint64 seq, JsonNode *payload);
  *  `invalid` (id or NULL, type or NULL, GError *error): a message that is
  *     not JSON or fails its schema; error is GG_GABP_ERROR with the code to
- *     answer with (-32700, -32600 or -32602);
+ *     answer with (-32700, -32600 or -32602). @id is the message's id
+ *     whenever it is a string, a UUID or not: an error response echoes it
+ *     as it came (only ids we make must be UUIDs);
  *  `closed` (GError *error or NULL): the peer is gone, or the framing broke
  *     beyond repair (a bad header: the stream cannot be resynchronised).
  *     At a clean end of input (error NULL) sending still works until

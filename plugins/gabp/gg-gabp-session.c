@@ -20,6 +20,7 @@
 #include "gg-gabp-catalog.h"
 #include "gg-gabp-names.h"
 #include "gg-gabp-session.h"
+#include "gg-gabp-unanswered.h"
 
 #define MAX_AUTH_FAILURES 3
 
@@ -42,6 +43,7 @@ struct _GgGabpSession
   GCancellable  *cancellable;
   GgGabpCatalog *catalog;
   GHashTable    *subscriptions;  /* channel -> next seq (guint64 *) */
+  GgGabpUnanswered unanswered;   /* messages that got no answer */
 };
 
 enum { SIGNAL_CLOSED, N_SIGNALS };
@@ -111,8 +113,10 @@ reply_error (GgGabpSession *self,
 
   if (self->closed)
     return;
-  if (!gg_gabp_codec_send_error (self->codec, id, code, message, NULL, &error))
-    g_debug ("cannot answer %s: %s", id, error->message);
+  if (!gg_gabp_codec_send_error (self->codec, id, code, message, NULL, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CLOSED))
+    gg_gabp_unanswered_note (&self->unanswered, "a request whose error reply could not be sent",
+                             error->message);
 }
 
 static void
@@ -502,15 +506,31 @@ on_invalid (GgGabpCodec   *codec,
             GError        *error,
             GgGabpSession *self)
 {
+  /* Whatever has an id and is not a response or an event (which are never
+   * answered, so two peers cannot loop) is answered, echoing the id even
+   * when it is not a UUID. The rest is noted where a mod author sees it. */
+  gboolean answerable = id != NULL && g_strcmp0 (type, "response") != 0 &&
+                        g_strcmp0 (type, "event") != 0;
+
   if (!take_token (self))
     {
-      if (id != NULL && g_strcmp0 (type, "request") == 0)
+      if (answerable)
         reply_error (self, id, GG_GABP_ERROR_RATE_LIMITED, "rate limited; slow down");
+      else
+        gg_gabp_unanswered_note (&self->unanswered, "an invalid message while rate limited",
+                                 error->message);
       return;
     }
-  /* Only a request with an id can be answered. */
-  if (id != NULL && g_strcmp0 (type, "request") == 0)
+  if (answerable)
     reply_error (self, id, gg_gabp_error_get_wire_code (error), error->message);
+  else if (g_strcmp0 (type, "response") == 0)
+    gg_gabp_unanswered_note (&self->unanswered, "an invalid response", error->message);
+  else if (g_strcmp0 (type, "event") == 0)
+    gg_gabp_unanswered_note (&self->unanswered, "an invalid event", error->message);
+  else if (g_error_matches (error, GG_GABP_ERROR, GG_GABP_ERROR_PARSE))
+    gg_gabp_unanswered_note (&self->unanswered, "a message that is not JSON", error->message);
+  else
+    gg_gabp_unanswered_note (&self->unanswered, "a message whose id cannot be read", error->message);
 }
 
 /* Responses and events from a bridge mean nothing to a mod. */

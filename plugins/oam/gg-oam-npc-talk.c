@@ -370,15 +370,12 @@ talk_cb (GObject      *source,
       JSON_NODE_HOLDS_OBJECT (json_object_get_member (outcome, "structured")))
     {
       JsonObject *reply = json_object_get_object_member (outcome, "structured");
-      const char *emotion = gg_oam_object_string (reply, "emotion", NULL);
-      JsonArray *options = json_object_has_member (reply, "player_options") ?
-                           json_object_get_array_member (reply, "player_options") : NULL;
+      g_autoptr(JsonArray) options = NULL;
+      const char *emotion, *line;
+      gboolean ends;
 
-      if (emotion == NULL)
-        emotion = json_object_get_string_member (npc->persona, "defaultEmotion");
-      talk_answer (op, gg_oam_object_string (reply, "line", ""), emotion, options,
-                   gg_oam_object_bool (reply, "ends_conversation", FALSE),
-                   FALSE, outcome);
+      gg_oam_npc_reply_read (npc, reply, &emotion, &line, &options, &ends);
+      talk_answer (op, line, emotion, options, ends, FALSE, outcome);
     }
   else
     {
@@ -476,6 +473,11 @@ start_talk_turn (GgOamOp *op)
   data->turn = gg_agent_turn_new (npc->model, instructions, npc->history, data->retrying ? NULL : tools,
                                   prompt, schema, &policy);
   gg_agent_policy_clear (&policy);
+  if (schema != NULL)
+    {
+      g_autoptr(JsonNode) accept = gg_oam_npc_reply_accept_schema ();
+      gg_agent_turn_set_accept_schema (data->turn, accept);
+    }
   gg_agent_turn_set_sampling (data->turn, NULL,
                               temperature != NULL && !JSON_NODE_HOLDS_NULL (temperature) ?
                               json_node_get_double (temperature) : -1.0,

@@ -64,7 +64,6 @@ char       *gg_oam_npc_instructions    (GgOamNpc *npc,
 char       *gg_oam_npc_prompt          (GgOamNpc   *npc,
                                         const char *line,
                                         const char *context);
-JsonNode   *gg_oam_npc_reply_schema    (GgOamNpc *npc);
 JsonNode   *gg_oam_npc_memory_json     (GgOamNpc *npc);
 JsonNode   *gg_oam_npc_state           (GgOamNpc *npc);
 const char *gg_oam_npc_option_string   (GgOamNpc   *npc,
@@ -73,11 +72,21 @@ gint64      gg_oam_npc_option_int      (GgOamNpc   *npc,
                                         const char *name);
 gboolean    gg_oam_npc_option_bool     (GgOamNpc   *npc,
                                         const char *name);
+const char *gg_oam_npc_next_fallback   (GgOamNpc *npc);
+
+/* gg-oam-npc-reply.c: the reply asked for, accepted and read */
+JsonNode   *gg_oam_npc_reply_schema    (GgOamNpc *npc);
+JsonNode   *gg_oam_npc_reply_accept_schema (void);
+void        gg_oam_npc_reply_read      (GgOamNpc    *npc,
+                                        JsonObject  *reply,
+                                        const char **emotion,
+                                        const char **line,
+                                        JsonArray  **player_options,
+                                        gboolean    *ends_conversation);
 gboolean    gg_oam_npc_parse_text_reply (GgOamNpc   *npc,
                                          const char *text,
                                          char      **emotion,
                                          char      **line);
-const char *gg_oam_npc_next_fallback   (GgOamNpc *npc);
 
 /* gg-oam-npc-tools.c: the built-in world and memory tools */
 gboolean    gg_oam_npc_is_local_tool   (GgOamNpc   *npc,

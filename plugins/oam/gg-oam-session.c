@@ -330,6 +330,14 @@ session_create (GgOamConnection  *conn,
     }
   if (session->tools == NULL)
     goto fail;
+  /* A forced tool must be one the session has, as for every tool choice. */
+  if (session->options.policy.tool_choice == GG_TOOL_CHOICE_TOOL &&
+      !gg_oam_tools_has (session->tools, session->options.policy.forced_tool))
+    {
+      error = gg_oam_invalid_params ("'options.toolChoice': the session has no tool '%s'",
+                                     session->options.policy.forced_tool);
+      goto fail;
+    }
   if (history_entries != NULL)
     gg_oam_append_entries (session->history, history_entries);
 

@@ -40,11 +40,19 @@ world_error (const char   *world,
              const GError *cause)
 {
   g_autoptr(JsonObject) data = json_object_new ();
+  g_autofree char *shown = NULL;
 
   json_object_set_string_member (data, "world", world);
   json_object_set_string_member (data, "path", path);
-  return gg_oam_error_new (GG_OAM_WORLD_ERROR, data, "World '%s', path '%s': %s", world, path,
-                           cause->message);
+  /* data.path has it whole; a hostile 800 KB path need not be in the
+   * message too. */
+  if (g_utf8_strlen (path, -1) > 80)
+    {
+      g_autofree char *start = g_utf8_substring (path, 0, 64);
+      shown = g_strconcat (start, "...", NULL);
+    }
+  return gg_oam_error_new (GG_OAM_WORLD_ERROR, data, "World '%s', path '%s': %s", world,
+                           shown != NULL ? shown : path, cause->message);
 }
 
 static JsonObject *

@@ -1,6 +1,7 @@
-/* bench-agent-turn.c: agent turns per second on the scripted model, each
- * with one tool round answered at once by the executor; prints throughput
- * and latency percentiles. Asserts nothing about speed.
+/* bench-agent-turn.c: agent turns per second on the scripted model plugin
+ * and on the shared fake model of tests/common (the loop's own cost), each
+ * turn with one tool round answered at once by the executor; prints
+ * throughput and latency percentiles. Asserts nothing about speed.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -9,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <gmodule.h>
 #include <gamegate.h>
+
+#include "gg-test-model.h"
+#include "gg-test-plugin.h"
 
 #define WARMUP_TURNS 2000
 #define MAX_TURNS 200000
@@ -21,33 +24,18 @@ static GgBus *bus;
 static gboolean
 load_scripted_plugin (void)
 {
-  const char *path = g_getenv ("GAMEGATE_PLUGIN_PATH");
-  g_auto(GStrv) dirs = g_strsplit (path != NULL ? path : "", ":", -1);
+  g_autofree char *file = gg_test_find_plugin ("model-scripted");
+  g_autoptr(GError) error = NULL;
 
+  if (file == NULL)
+    return FALSE;
   bus = gg_bus_new ();
-  for (guint i = 0; dirs[i] != NULL; i++)
+  if (gg_test_load_plugin (bus, "model-scripted", NULL, &error) == NULL)
     {
-      g_autofree char *file = g_build_filename (dirs[i], "model-scripted.so", NULL);
-      GModule *module;
-      GgPluginDescribeFunc describe = NULL;
-      g_autoptr(GgPlugin) plugin = NULL;
-      g_autoptr(GError) error = NULL;
-
-      if (!g_file_test (file, G_FILE_TEST_EXISTS))
-        continue;
-      module = g_module_open (file, G_MODULE_BIND_LOCAL);
-      if (module == NULL || !g_module_symbol (module, GG_PLUGIN_ENTRY_SYMBOL, (gpointer *) &describe))
-        return FALSE;
-      g_module_make_resident (module);
-      plugin = gg_plugin_new (describe (), file, bus, NULL);
-      if (!gg_plugin_setup (plugin, &error))
-        {
-          g_printerr ("setup failed: %s\n", error->message);
-          return FALSE;
-        }
-      return TRUE;
+      g_printerr ("setup failed: %s\n", error->message);
+      return FALSE;
     }
-  return FALSE;
+  return TRUE;
 }
 
 static void
@@ -88,21 +76,35 @@ on_done (GObject      *source,
   state->done = TRUE;
 }
 
+/* The model of one turn: the scripted plugin's from @spec, or with no
+ * @spec the shared fake model playing the same two steps. */
+static GgModel *
+make_model (JsonNode *spec)
+{
+  g_autoptr(GError) error = NULL;
+  GgModel *model;
+
+  if (spec == NULL)
+    return GG_MODEL (gg_test_fake_model_new (
+      "[{\"toolCalls\":[{\"name\":\"open_gate\",\"arguments\":{\"gate\":\"north\"}}]},"
+      "{\"text\":\"The gate says: The gate opened.\"}]"));
+  model = gg_bus_create_model (bus, spec, &error);
+  if (model == NULL)
+    g_printerr ("model: %s\n", error->message);
+  return model;
+}
+
 static gboolean
 one_turn (JsonNode  *spec,
           JsonArray *tools,
           guint     *events)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GgModel) model = gg_bus_create_model (bus, spec, &error);
+  g_autoptr(GgModel) model = make_model (spec);
   g_autoptr(GgAgentTurn) turn = NULL;
   TurnState state = { FALSE, FALSE };
 
   if (model == NULL)
-    {
-      g_printerr ("model: %s\n", error->message);
-      return FALSE;
-    }
+    return FALSE;
   turn = gg_agent_turn_new (model, "You are a castle guard.", NULL, tools, "Open the north gate.", NULL, NULL);
   gg_agent_turn_set_executor (turn, executor, NULL, NULL);
   gg_agent_turn_set_event_func (turn, on_event, events, NULL);
@@ -129,15 +131,60 @@ percentile (const gint64 *sorted,
   return sorted[MIN (index, n - 1)];
 }
 
+/* Warms up, then runs turns for MAX_SECONDS and prints the figures. */
+static gboolean
+measure (const char *label,
+         JsonNode   *spec,
+         JsonArray  *tools)
+{
+  g_autofree gint64 *latencies = NULL;
+  guint events = 0;
+  guint turns = 0;
+  gint64 started, elapsed;
+
+  for (guint i = 0; i < WARMUP_TURNS; i++)
+    if (!one_turn (spec, tools, &events))
+      {
+        g_printerr ("bench-agent-turn: a turn failed\n");
+        return FALSE;
+      }
+
+  latencies = g_new (gint64, MAX_TURNS);
+  events = 0;
+  started = g_get_monotonic_time ();
+  while (turns < MAX_TURNS)
+    {
+      gint64 t0 = g_get_monotonic_time ();
+
+      if (!one_turn (spec, tools, &events))
+        {
+          g_printerr ("bench-agent-turn: a turn failed\n");
+          return FALSE;
+        }
+      latencies[turns++] = g_get_monotonic_time () - t0;
+      if ((turns & 255) == 0 && (g_get_monotonic_time () - started) > MAX_SECONDS * G_USEC_PER_SEC)
+        break;
+    }
+  elapsed = g_get_monotonic_time () - started;
+
+  qsort (latencies, turns, sizeof (gint64), compare_gint64);
+  printf ("agent turns (%s, 1 tool round, 2 model steps): %u turns in %.2f s\n",
+          label, turns, (double) elapsed / G_USEC_PER_SEC);
+  printf ("throughput: %.0f turns/s (target 20000), %.1f events/turn\n",
+          turns / ((double) elapsed / G_USEC_PER_SEC), (double) events / turns);
+  printf ("latency us: p50 %" G_GINT64_FORMAT "  p90 %" G_GINT64_FORMAT "  p99 %" G_GINT64_FORMAT
+          "  max %" G_GINT64_FORMAT "\n",
+          percentile (latencies, turns, 0.50), percentile (latencies, turns, 0.90),
+          percentile (latencies, turns, 0.99), latencies[turns - 1]);
+  return TRUE;
+}
+
 int
 main (int argc, char **argv)
 {
   g_autoptr(JsonNode) spec = NULL;
   g_autoptr(JsonNode) tools_node = NULL;
-  g_autofree gint64 *latencies = NULL;
-  guint events = 0;
-  guint turns = 0;
-  gint64 started, elapsed;
+  gboolean ok;
 
   if (!load_scripted_plugin ())
     {
@@ -151,40 +198,8 @@ main (int argc, char **argv)
                                  "\"parameters\":{\"type\":\"object\",\"properties\":{\"gate\":{\"type\":\"string\"}},"
                                  "\"required\":[\"gate\"]}}]", NULL);
 
-  for (guint i = 0; i < WARMUP_TURNS; i++)
-    if (!one_turn (spec, json_node_get_array (tools_node), &events))
-      {
-        g_printerr ("bench-agent-turn: a turn failed\n");
-        return 1;
-      }
-
-  latencies = g_new (gint64, MAX_TURNS);
-  events = 0;
-  started = g_get_monotonic_time ();
-  while (turns < MAX_TURNS)
-    {
-      gint64 t0 = g_get_monotonic_time ();
-
-      if (!one_turn (spec, json_node_get_array (tools_node), &events))
-        {
-          g_printerr ("bench-agent-turn: a turn failed\n");
-          return 1;
-        }
-      latencies[turns++] = g_get_monotonic_time () - t0;
-      if ((turns & 255) == 0 && (g_get_monotonic_time () - started) > MAX_SECONDS * G_USEC_PER_SEC)
-        break;
-    }
-  elapsed = g_get_monotonic_time () - started;
-
-  qsort (latencies, turns, sizeof (gint64), compare_gint64);
-  printf ("agent turns (scripted model, 1 tool round, 2 model steps): %u turns in %.2f s\n",
-          turns, (double) elapsed / G_USEC_PER_SEC);
-  printf ("throughput: %.0f turns/s (target 20000), %.1f events/turn\n",
-          turns / ((double) elapsed / G_USEC_PER_SEC), (double) events / turns);
-  printf ("latency us: p50 %" G_GINT64_FORMAT "  p90 %" G_GINT64_FORMAT "  p99 %" G_GINT64_FORMAT
-          "  max %" G_GINT64_FORMAT "\n",
-          percentile (latencies, turns, 0.50), percentile (latencies, turns, 0.90),
-          percentile (latencies, turns, 0.99), latencies[turns - 1]);
+  ok = measure ("scripted model", spec, json_node_get_array (tools_node)) &&
+       measure ("fake model of tests/common, the loop alone", NULL, json_node_get_array (tools_node));
   g_clear_object (&bus);
-  return 0;
+  return ok ? 0 : 1;
 }

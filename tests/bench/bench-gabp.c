@@ -85,7 +85,7 @@ run_round_trips (GgGabpClient *client,
       double us;
 
       gg_gabp_client_call_async (client, "tools/call", params, NULL, on_called, &call);
-      test_wait_until (call_done, &call, 10000);
+      gg_test_wait_for (call_done, &call, 10000);
       us = (double) (g_get_monotonic_time () - t0);
       if (call.error != NULL)
         {
@@ -163,14 +163,14 @@ run_through_daemon (GgGabpSchemas *schemas,
   deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
   while (g_get_monotonic_time () < deadline)
     {
-      if (test_wait_until (client_ready, client, 100))
+      if (gg_test_wait_for (client_ready, client, 100))
         {
           g_autoptr(JsonObject) params = json_object_new ();
           Call call = { 0 };
 
           json_object_set_string_member (params, "name", "gabp-ref/game/echo");
           gg_gabp_client_call_async (client, "tools/call", params, NULL, on_called, &call);
-          test_wait_until (call_done, &call, 5000);
+          gg_test_wait_for (call_done, &call, 5000);
           g_clear_pointer (&call.result, json_node_unref);
           if (call.error == NULL)
             {
@@ -178,7 +178,7 @@ run_through_daemon (GgGabpSchemas *schemas,
               break;
             }
           g_clear_error (&call.error);
-          test_spin (50);
+          gg_test_spin (50);
         }
     }
   gg_gabp_client_stop (client);
@@ -218,8 +218,8 @@ main (int argc, char **argv)
     }
   via = gg_gabp_client_new (schemas, "127.0.0.1", gg_gabp_server_get_port (server), TEST_TOKEN2);
   gg_gabp_client_start (via);
-  if (!test_wait_until (client_ready, direct, 5000) || !test_wait_until (target_ready, target, 5000) ||
-      !test_wait_until (client_ready, via, 5000))
+  if (!gg_test_wait_for (client_ready, direct, 5000) || !gg_test_wait_for (target_ready, target, 5000) ||
+      !gg_test_wait_for (client_ready, via, 5000))
     {
       g_printerr ("setup failed\n");
       return 1;

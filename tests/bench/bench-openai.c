@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include "gg-openai-private.h"
+#include "gg-test-plugin.h"
 #include "openai-test-util.h"
 
 #define STEPS 2000
@@ -22,7 +23,7 @@ make_model (GgBus      *bus,
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) spec = json_node_new (JSON_NODE_OBJECT);
-  g_autofree char *path = ot_find_plugin ();
+  g_autofree char *path = gg_test_find_plugin ("model-openai");
   g_autofree char *config_text = g_strdup_printf ("[model-openai]\nbase-url=%s\nmodel=bench\n", base_url);
 
   if (path == NULL)

@@ -38,17 +38,60 @@ on_flag_timeout (gpointer user_data)
 }
 
 gboolean
-gg_test_wait_until (gboolean *done,
-                    guint     timeout_ms)
+gg_test_wait_for (GgTestCheckFunc check,
+                  gpointer        data,
+                  guint           timeout_ms)
 {
   gboolean timed_out = FALSE;
   guint id = g_timeout_add (timeout_ms, on_flag_timeout, &timed_out);
 
-  while (!*done && !timed_out)
+  while (!check (data) && !timed_out)
     g_main_context_iteration (NULL, TRUE);
   if (!timed_out)
     g_source_remove (id);
-  return *done;
+  return check (data);
+}
+
+static gboolean
+flag_is_set (gpointer data)
+{
+  return *(gboolean *) data;
+}
+
+gboolean
+gg_test_wait_until (gboolean *done,
+                    guint     timeout_ms)
+{
+  return gg_test_wait_for (flag_is_set, done, timeout_ms);
+}
+
+void
+gg_test_spin (guint ms)
+{
+  gboolean done = FALSE;
+
+  g_timeout_add (ms, on_flag_timeout, &done);
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+GSocketConnection *
+gg_test_connect_with_retry (guint16 port,
+                            guint   timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+
+  while (g_get_monotonic_time () < deadline)
+    {
+      g_autoptr(GSocketClient) client = g_socket_client_new ();
+      GSocketConnection *connection =
+        g_socket_client_connect_to_host (client, "127.0.0.1", port, NULL, NULL);
+
+      if (connection != NULL)
+        return connection;
+      gg_test_spin (50);
+    }
+  return NULL;
 }
 
 typedef struct {

@@ -16,6 +16,21 @@ guint        gg_test_timeout_ms           (guint base_ms);
 gboolean     gg_test_wait_until           (gboolean *done,
                                            guint     timeout_ms);
 
+/* Iterates the default main context until @check (@data) holds or the time
+ * is up; returns what @check says last. */
+typedef gboolean (*GgTestCheckFunc) (gpointer data);
+gboolean     gg_test_wait_for             (GgTestCheckFunc check,
+                                           gpointer        data,
+                                           guint           timeout_ms);
+
+/* Runs the default main context for @ms (so pipes keep being drained). */
+void         gg_test_spin                 (guint ms);
+
+/* Connects to 127.0.0.1:@port, retrying every 50 ms (running the main
+ * context in between) while a server starts; NULL once @timeout_ms is up. */
+GSocketConnection *gg_test_connect_with_retry (guint16 port,
+                                               guint   timeout_ms);
+
 /* Reads one line (without its "\n") from @input with a main-loop timeout.
  * Returns NULL with G_IO_ERROR_TIMED_OUT, another error, or no error at EOF. */
 char        *gg_test_read_line            (GDataInputStream *input,

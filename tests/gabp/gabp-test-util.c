@@ -121,6 +121,18 @@ test_peer_new_for_connection (GSocketConnection *connection)
 }
 
 TestPeer *
+test_peer_connect_with_retry (guint16 port,
+                              guint   timeout_ms)
+{
+  g_autoptr(GSocketConnection) probe = gg_test_connect_with_retry (port, timeout_ms);
+
+  if (probe == NULL)
+    return NULL;
+  g_io_stream_close (G_IO_STREAM (probe), NULL, NULL);
+  return test_peer_connect (port);
+}
+
+TestPeer *
 test_peer_connect (guint16 port)
 {
   g_autoptr(GSocketClient) client = g_socket_client_new ();
@@ -192,7 +204,7 @@ JsonNode *
 test_peer_next (TestPeer *peer,
                 guint     timeout_ms)
 {
-  test_wait_until (peer_has_message, peer, timeout_ms);
+  gg_test_wait_for (peer_has_message, peer, timeout_ms);
   return g_queue_pop_head (&peer->messages);
 }
 
@@ -234,7 +246,7 @@ gboolean
 test_peer_wait_closed (TestPeer *peer,
                        guint     timeout_ms)
 {
-  return test_wait_until (peer_is_closed, peer, timeout_ms);
+  return gg_test_wait_for (peer_is_closed, peer, timeout_ms);
 }
 
 JsonObject *
@@ -256,36 +268,4 @@ test_response_error_code (JsonObject *response)
   if (!json_object_has_member (response, "error"))
     return 0;
   return (int) json_object_get_int_member (json_object_get_object_member (response, "error"), "code");
-}
-
-static gboolean
-on_timeout (gpointer data)
-{
-  *(gboolean *) data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-gboolean
-test_wait_until (gboolean (*check) (gpointer),
-                 gpointer data,
-                 guint    timeout_ms)
-{
-  gboolean timed_out = FALSE;
-  guint id = g_timeout_add (timeout_ms, on_timeout, &timed_out);
-
-  while (!check (data) && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-  if (!timed_out)
-    g_source_remove (id);
-  return check (data);
-}
-
-void
-test_spin (guint ms)
-{
-  gboolean done = FALSE;
-
-  g_timeout_add (ms, on_timeout, &done);
-  while (!done)
-    g_main_context_iteration (NULL, TRUE);
 }

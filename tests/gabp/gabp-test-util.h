@@ -9,6 +9,7 @@
 #include <gamegate.h>
 
 #include "gg-gabp-codec.h"
+#include "gg-test-util.h"
 
 #define TEST_TOKEN  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define TEST_TOKEN2 "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
@@ -30,6 +31,9 @@ typedef struct {
 } TestPeer;
 
 TestPeer   *test_peer_connect       (guint16 port);
+/* test_peer_connect() once 127.0.0.1:@port accepts connections (a server
+ * starting); NULL once @timeout_ms is up. */
+TestPeer   *test_peer_connect_with_retry (guint16 port, guint timeout_ms);
 TestPeer   *test_peer_new_for_connection (GSocketConnection *connection);
 void        test_peer_free          (TestPeer *peer);
 void        test_peer_attach        (TestPeer *peer);
@@ -42,6 +46,4 @@ gboolean    test_peer_wait_closed   (TestPeer *peer, guint timeout_ms);
 JsonObject *test_peer_hello         (TestPeer *peer, const char *token);
 int         test_response_error_code (JsonObject *response);
 
-gboolean    test_wait_until         (gboolean (*check) (gpointer), gpointer data, guint timeout_ms);
-void        test_spin               (guint ms);
 GgGabpSchemas *test_schemas         (void);

@@ -61,7 +61,7 @@ fixture_setup (Fixture *f, gconstpointer data)
 {
   f->mod = test_mod_start (0, TEST_TOKEN);
   fixture_connect (f, f->mod->port, TEST_TOKEN);
-  g_assert_true (test_wait_until (target_ready, f->target, 5000));
+  g_assert_true (gg_test_wait_for (target_ready, f->target, 5000));
 }
 
 static void
@@ -77,7 +77,7 @@ fixture_teardown (Fixture *f, gconstpointer data)
   if (f->mod != NULL)
     test_mod_free (f->mod);
   /* Let cancelled operations finish. */
-  test_spin (20);
+  gg_test_spin (20);
 }
 
 typedef struct {
@@ -111,7 +111,7 @@ call_tool (GgGabpTarget *target,
 
   gg_target_call_tool_async (GG_TARGET (target), name, node != NULL ? json_node_get_object (node) : NULL,
                              NULL, on_called, &call);
-  g_assert_true (test_wait_until (call_done, &call, 10000));
+  g_assert_true (gg_test_wait_for (call_done, &call, 10000));
   if (call.error != NULL)
     g_propagate_error (error, call.error);
   return call.result;
@@ -151,7 +151,7 @@ test_tools (Fixture *f, gconstpointer data)
   g_assert_false (gg_gabp_client_supports (f->client, "bogus/method"));
 
   gg_target_list_tools_async (GG_TARGET (f->target), NULL, on_listed, &call);
-  g_assert_true (test_wait_until (call_done, &call, 5000));
+  g_assert_true (gg_test_wait_for (call_done, &call, 5000));
   g_assert_no_error (call.error);
   tools = json_node_get_array (call.result);
   for (guint i = 0; i < json_array_get_length (tools); i++)
@@ -254,12 +254,12 @@ test_out_of_order (Fixture *f, gconstpointer data)
       gg_target_call_tool_async (GG_TARGET (f->target), "game/hold", json_node_get_object (node),
                                  NULL, on_slow_done, &slots[i]);
     }
-  test_spin (20);
+  gg_test_spin (20);
   g_assert_cmpuint (o.n, ==, 0);
   released = call_tool (f->target, "game/release", NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpint (json_object_get_int_member (json_node_get_object (released), "released"), ==, 10);
-  g_assert_true (test_wait_until (all_done, &o, 10000));
+  g_assert_true (gg_test_wait_for (all_done, &o, 10000));
   for (guint i = 0; i < 10; i++)
     {
       g_assert_no_error (o.calls[i].error);
@@ -283,7 +283,7 @@ static void
 wait_events (Fixture *f, guint n)
 {
   gpointer data[2] = { f, GUINT_TO_POINTER (n) };
-  g_assert_true (test_wait_until (have_events, data, 5000));
+  g_assert_true (gg_test_wait_for (have_events, data, 5000));
 }
 
 static void
@@ -430,7 +430,7 @@ test_resources_state (Fixture *f, gconstpointer data)
   g_assert_no_error (error);
 
   gg_target_get_state_async (GG_TARGET (f->target), NULL, on_state, &call);
-  g_assert_true (test_wait_until (call_done, &call, 5000));
+  g_assert_true (gg_test_wait_for (call_done, &call, 5000));
   g_assert_no_error (call.error);
   text = node_string (call.result);
   g_assert_cmpstr (text, ==, "{\"tick\":0,\"position\":{\"x\":7,\"y\":8}}");
@@ -468,7 +468,7 @@ test_wrong_token (void)
 
   g_signal_connect (client, "handshake-failed", G_CALLBACK (on_handshake_failed), &failed);
   gg_gabp_client_start (client);
-  g_assert_true (test_wait_until (failed_done, &failed, 5000));
+  g_assert_true (gg_test_wait_for (failed_done, &failed, 5000));
   g_assert_error (failed.error, GG_GABP_ERROR, GG_GABP_ERROR_AUTH_FAILED);
   g_assert_cmpint (gg_gabp_client_get_state (client), !=, GG_GABP_CLIENT_READY);
   /* The token never appears in what the bridge reports. */
@@ -489,7 +489,7 @@ test_short_token (void)
   /* session/hello demands 32 characters: the bridge does not even send it. */
   g_signal_connect (client, "handshake-failed", G_CALLBACK (on_handshake_failed), &failed);
   gg_gabp_client_start (client);
-  g_assert_true (test_wait_until (failed_done, &failed, 5000));
+  g_assert_true (gg_test_wait_for (failed_done, &failed, 5000));
   g_assert_error (failed.error, GG_SCHEMA_ERROR, GG_SCHEMA_ERROR_INVALID);
   g_error_free (failed.error);
   gg_gabp_client_stop (client);
@@ -532,14 +532,14 @@ test_crash_and_back (Fixture *f, gconstpointer data)
   Call crash = { 0 };
 
   gg_target_call_tool_async (GG_TARGET (f->target), "game/slow", json_node_get_object (args), NULL, on_called, &slow);
-  test_spin (50);
+  gg_test_spin (50);
   gg_target_call_tool_async (GG_TARGET (f->target), "game/crash", NULL, NULL, on_called, &crash);
-  g_assert_true (test_wait_until (call_done, &slow, 5000));
+  g_assert_true (gg_test_wait_for (call_done, &slow, 5000));
   /* The call in flight fails with a clear error, not a hang. */
   g_assert_error (slow.error, GG_TARGET_ERROR, GG_TARGET_ERROR_UNREACHABLE);
   g_assert_nonnull (strstr (slow.error->message, "connection to the mod was lost"));
   g_clear_error (&slow.error);
-  g_assert_true (test_wait_until (call_done, &crash, 5000));
+  g_assert_true (gg_test_wait_for (call_done, &crash, 5000));
   g_clear_error (&crash.error);
   g_assert_cmpstr (gg_gabp_target_get_status (f->target), ==, "disconnected");
   g_assert_null (call_tool (f->target, "player/move", "{\"x\":1,\"y\":1}", &error));
@@ -552,7 +552,7 @@ test_crash_and_back (Fixture *f, gconstpointer data)
   test_mod_free (f->mod);
   f->mod = test_mod_start (port, TEST_TOKEN);
   g_object_set_data (G_OBJECT (f->client), "target", f->target);
-  g_assert_true (test_wait_until (sessions_at_least_2, f->client, 5000));
+  g_assert_true (gg_test_wait_for (sessions_at_least_2, f->client, 5000));
   moved = call_tool (f->target, "player/move", "{\"x\":5,\"y\":6}", &error);
   g_assert_no_error (error);
   /* Event numbering starts afresh with the new session. */
@@ -571,10 +571,10 @@ test_backoff_until_mod_starts (void)
 
   g_assert_no_error (error);
   fixture_connect (&f, port, TEST_TOKEN);
-  test_spin (300);
+  gg_test_spin (300);
   g_assert_cmpint (gg_gabp_client_get_state (f.client), ==, GG_GABP_CLIENT_CONNECTING);
   f.mod = test_mod_start (port, TEST_TOKEN);
-  g_assert_true (test_wait_until (target_ready, f.target, 5000));
+  g_assert_true (gg_test_wait_for (target_ready, f.target, 5000));
   fixture_teardown (&f, NULL);
 }
 
@@ -637,7 +637,7 @@ fake_mod_wait_hello (FakeMod *mod)
   g_autoptr(JsonNode) hello = NULL;
   JsonObject *o;
 
-  g_assert_true (test_wait_until (has_peer, mod, 5000));
+  g_assert_true (gg_test_wait_for (has_peer, mod, 5000));
   peer = g_ptr_array_index (mod->peers, mod->peers->len - 1);
   hello = test_peer_next (peer, 5000);
   g_assert_nonnull (hello);
@@ -687,7 +687,7 @@ test_hostile_welcome (void)
   id = fake_mod_wait_hello (mod);
   /* A welcome without agentId breaks its schema. */
   fake_send (mod, "{\"v\":\"gabp/1\",\"id\":\"%s\",\"type\":\"response\",\"result\":{\"app\":{}}}", id);
-  g_assert_true (test_wait_until (failed_done, &failed, 5000));
+  g_assert_true (gg_test_wait_for (failed_done, &failed, 5000));
   g_assert_error (failed.error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
   g_error_free (failed.error);
   gg_gabp_client_stop (client);
@@ -709,7 +709,7 @@ test_hostile_silent (void)
   gg_gabp_client_start (client);
   id = fake_mod_wait_hello (mod);
   /* Never answered: the hello times out (after at least a second). */
-  g_assert_true (test_wait_until (failed_done, &failed, 5000));
+  g_assert_true (gg_test_wait_for (failed_done, &failed, 5000));
   g_assert_error (failed.error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT);
   g_error_free (failed.error);
   gg_gabp_client_stop (client);
@@ -748,7 +748,7 @@ test_hostile_session (void)
   gg_gabp_client_start (client);
   id = fake_mod_wait_hello (mod);
   fake_send (mod, WELCOME, id);
-  g_assert_true (test_wait_until (client_is_ready, client, 5000));
+  g_assert_true (gg_test_wait_for (client_is_ready, client, 5000));
   peer = g_ptr_array_index (mod->peers, 0);
 
   /* A request from the mod is answered -32601; a malformed event and a
@@ -759,12 +759,12 @@ test_hostile_session (void)
   g_assert_cmpint (test_response_error_code (json_node_get_object (node)), ==, -32601);
   fake_send (mod, "{\"v\":\"gabp/1\",\"id\":\"550e8400-e29b-41d4-a716-446655440098\",\"type\":\"event\",\"channel\":\"a\",\"seq\":\"1\",\"payload\":{}}");
   fake_send (mod, "{\"v\":\"gabp/1\",\"id\":\"550e8400-e29b-41d4-a716-446655440097\",\"type\":\"response\",\"result\":{}}");
-  test_spin (50);
+  gg_test_spin (50);
   g_assert_cmpint (gg_gabp_client_get_state (client), ==, GG_GABP_CLIENT_READY);
 
   /* Unanswered: times out; the late answer is ignored. */
   gg_gabp_client_call_async (client, "tools/list", NULL, NULL, on_client_call, &late);
-  g_assert_true (test_wait_until (call_done, &late, 5000));
+  g_assert_true (gg_test_wait_for (call_done, &late, 5000));
   g_assert_error (late.error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT);
   g_clear_error (&late.error);
   g_clear_pointer (&node, json_node_unref);
@@ -776,9 +776,9 @@ test_hostile_session (void)
   /* Cancelled while waiting. */
   gg_gabp_client_set_timeout (client, 5000);
   gg_gabp_client_call_async (client, "tools/list", NULL, cancellable, on_client_call, &cancelled);
-  test_spin (20);
+  gg_test_spin (20);
   g_cancellable_cancel (cancellable);
-  g_assert_true (test_wait_until (call_done, &cancelled, 5000));
+  g_assert_true (gg_test_wait_for (call_done, &cancelled, 5000));
   g_assert_error (cancelled.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_clear_error (&cancelled.error);
   g_clear_pointer (&node, json_node_unref);
@@ -791,7 +791,7 @@ test_hostile_session (void)
   request = json_node_get_object (node);
   fake_send (mod, "{\"v\":\"gabp/1\",\"id\":\"%s\",\"type\":\"response\",\"result\":{\"tools\":[{\"name\":\"x\"}]}}",
              json_object_get_string_member (request, "id"));
-  g_assert_true (test_wait_until (call_done, &broken, 5000));
+  g_assert_true (gg_test_wait_for (call_done, &broken, 5000));
   g_assert_error (broken.error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
   g_clear_error (&broken.error);
 
@@ -799,14 +799,14 @@ test_hostile_session (void)
    * connects again. */
   gg_gabp_client_call_async (client, "tools/list", NULL, NULL, on_client_call, &call);
   test_peer_send_raw (peer, "Content-Length: nope\r\n\r\n", 23);
-  g_assert_true (test_wait_until (call_done, &call, 5000));
+  g_assert_true (gg_test_wait_for (call_done, &call, 5000));
   g_assert_error (call.error, G_IO_ERROR, G_IO_ERROR_CONNECTION_CLOSED);
   g_clear_error (&call.error);
-  g_assert_true (test_wait_until (two_peers, mod, 5000));
+  g_assert_true (gg_test_wait_for (two_peers, mod, 5000));
   g_free (id);
   id = fake_mod_wait_hello (mod);
   fake_send (mod, WELCOME, id);
-  g_assert_true (test_wait_until (client_is_ready, client, 5000));
+  g_assert_true (gg_test_wait_for (client_is_ready, client, 5000));
   g_assert_cmpuint (gg_gabp_client_get_session_count (client), ==, 2);
 
   gg_gabp_client_stop (client);
@@ -869,10 +869,10 @@ test_launcher_launch (void)
   gg_gabp_client_set_backoff (client, 20, 100);
   target = gg_gabp_target_new ("launched", client);
   gg_gabp_client_start (client);
-  g_assert_true (test_wait_until (target_ready, target, 5000));
+  g_assert_true (gg_test_wait_for (target_ready, target, 5000));
 
   gg_gabp_launcher_stop_async (launcher, 2000, on_stopped, &stopped);
-  g_assert_true (test_wait_until (flag_set, &stopped, 5000));
+  g_assert_true (gg_test_wait_for (flag_set, &stopped, 5000));
   g_assert_false (gg_gabp_launcher_is_running (launcher));
 
   /* A new launch gets a new token; the old one is stale. */
@@ -881,7 +881,7 @@ test_launcher_launch (void)
   gg_gabp_client_stop (client);
   stopped = FALSE;
   gg_gabp_launcher_stop_async (launcher, 2000, on_stopped, &stopped);
-  g_assert_true (test_wait_until (flag_set, &stopped, 5000));
+  g_assert_true (gg_test_wait_for (flag_set, &stopped, 5000));
   g_unsetenv ("GABP_TOKEN");
 }
 

@@ -147,8 +147,8 @@ total_at_least (gpointer data)
 static void
 pipes_settle (Pipes *p)
 {
-  test_wait_until (total_at_least, p, 2000);
-  test_spin (20);
+  gg_test_wait_for (total_at_least, p, 2000);
+  gg_test_spin (20);
 }
 
 #define HELLO "{\"v\":\"gabp/1\",\"id\":\"550e8400-e29b-41d4-a716-446655440000\",\"type\":\"request\",\"method\":\"tools/list\",\"params\":{}}"
@@ -372,7 +372,7 @@ test_codec_outgoing (void)
   g_clear_error (&error);
   g_assert_true (gg_gabp_codec_send_event (p.codec, "world/tick", 0, payload, &error));
   g_assert_no_error (error);
-  test_spin (50);
+  gg_test_spin (50);
   r = read (p.from_codec, buf, sizeof buf - 1);
   g_assert_cmpint (r, >, 0);
   buf[r] = '\0';
@@ -453,12 +453,12 @@ test_framing_garbage_between (void)
   /* Blank lines between messages are harmless ... */
   pipes_write (&p, "\r\n\r\n", 4);
   pipes_write (&p, frame, strlen (frame));
-  test_spin (50);
+  gg_test_spin (50);
   g_assert_cmpint (p.n.requests, ==, 2);
   /* ... text is not: the stream cannot be trusted any more. */
   pipes_write (&p, "xyzzy\r\n", 7);
   pipes_write (&p, frame, strlen (frame));
-  test_spin (50);
+  gg_test_spin (50);
   g_assert_true (p.n.closed);
   g_assert_cmpint (p.n.requests, ==, 2);
   pipes_close (&p);
@@ -482,7 +482,7 @@ test_framing_oversized (void)
   pipes_write (&p, header, strlen (header));
   pipes_write (&p, big, limit + 1);
   pipes_write (&p, frame, strlen (frame));
-  test_spin (100);
+  gg_test_spin (100);
   g_assert_cmpint (p.n.invalid, ==, 1);
   g_assert_cmpint (p.n.last_code, ==, GG_GABP_ERROR_INVALID_REQUEST);
   g_assert_cmpint (p.n.requests, ==, 1);
@@ -505,7 +505,7 @@ test_framing_exactly_limit (void)
   pipes_open (&p);
   pipes_write (&p, header, strlen (header));
   pipes_write (&p, body, limit);
-  test_spin (100);
+  gg_test_spin (100);
   g_assert_cmpint (p.n.requests, ==, 1);
   g_assert_cmpint (p.n.invalid, ==, 0);
   pipes_close (&p);

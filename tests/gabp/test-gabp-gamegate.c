@@ -31,28 +31,6 @@ write_config (const char *dir,
   return path;
 }
 
-static TestPeer *
-connect_with_retry (guint16 port,
-                    guint   timeout_ms)
-{
-  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
-
-  while (g_get_monotonic_time () < deadline)
-    {
-      g_autoptr(GSocketClient) client = g_socket_client_new ();
-      g_autoptr(GSocketConnection) connection =
-        g_socket_client_connect_to_host (client, "127.0.0.1", port, NULL, NULL);
-
-      if (connection != NULL)
-        {
-          g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
-          return test_peer_connect (port);
-        }
-      test_spin (50);
-    }
-  return NULL;
-}
-
 static JsonObject *
 request (TestPeer *peer, const char *method, const char *params)
 {
@@ -100,7 +78,7 @@ test_daemon (void)
 
   process = gg_test_process_spawn (args, env, &error);
   g_assert_no_error (error);
-  peer = connect_with_retry (port, gg_test_timeout_ms (10000));
+  peer = test_peer_connect_with_retry (port, gg_test_timeout_ms (10000));
   g_assert_nonnull (peer);
   welcome = test_peer_hello (peer, TEST_TOKEN2);
   g_assert_cmpint (test_response_error_code (welcome), ==, 0);
@@ -112,7 +90,7 @@ test_daemon (void)
       g_autoptr(JsonObject) list = request (peer, "tools/list", NULL);
       listed = has_tool (list, "gabp-ref/player/move");
       if (!listed)
-        test_spin (50);
+        gg_test_spin (50);
     }
   g_assert_true (listed);
 
@@ -171,7 +149,7 @@ test_env_and_relaunch (void)
 
   process = gg_test_process_spawn (args, env, &error);
   g_assert_no_error (error);
-  peer = connect_with_retry (port, gg_test_timeout_ms (10000));
+  peer = test_peer_connect_with_retry (port, gg_test_timeout_ms (10000));
   g_assert_nonnull (peer);
   welcome = test_peer_hello (peer, TEST_TOKEN2);
   g_assert_cmpint (test_response_error_code (welcome), ==, 0);
@@ -182,7 +160,7 @@ test_env_and_relaunch (void)
       g_autoptr(JsonObject) list = request (peer, "tools/list", NULL);
       if (has_tool (list, "gabp-ref/game/crash"))
         break;
-      test_spin (50);
+      gg_test_spin (50);
     }
   crashed = request (peer, "tools/call", "{\"name\":\"gabp-ref/game/crash\",\"arguments\":{}}");
   /* The call in flight fails with a clear error. */
@@ -195,7 +173,7 @@ test_env_and_relaunch (void)
       g_autoptr(JsonObject) r = request (peer, "tools/call", "{\"name\":\"gabp-ref/world/get_time\",\"arguments\":{}}");
       back = test_response_error_code (r) == 0;
       if (!back)
-        test_spin (100);
+        gg_test_spin (100);
     }
   g_assert_true (back);
   g_assert_cmpuint (gg_test_process_count_in_stderr (process, "launched game ref"), ==, 2);

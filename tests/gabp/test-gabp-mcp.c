@@ -128,7 +128,7 @@ test_agent (void)
       found = ref != NULL && g_strcmp0 (json_object_get_string_member_with_default (ref, "kind", NULL), "gabp") == 0 &&
               g_strcmp0 (json_object_get_string_member_with_default (ref, "status", NULL), "ready") == 0;
       if (!found)
-        test_spin (100);
+        gg_test_spin (100);
     }
   g_assert_true (found);
 
@@ -139,7 +139,7 @@ test_agent (void)
       g_clear_pointer (&sets, json_object_unref);
       sets = mcp_call_ok (mcp, "list_toolsets", "{\"instance\":\"gabp:ref\"}");
       if (!toolsets_have (sets, "player/move"))
-        test_spin (100);
+        gg_test_spin (100);
     }
   while (!toolsets_have (sets, "player/move") && g_get_monotonic_time () < deadline);
   g_assert_true (toolsets_have (sets, "player/move"));
@@ -205,28 +205,6 @@ test_agent (void)
   g_rmdir (dir);
 }
 
-static TestPeer *
-connect_with_retry (guint16 port,
-                    guint   timeout_ms)
-{
-  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
-
-  while (g_get_monotonic_time () < deadline)
-    {
-      g_autoptr(GSocketClient) client = g_socket_client_new ();
-      g_autoptr(GSocketConnection) connection =
-        g_socket_client_connect_to_host (client, "127.0.0.1", port, NULL, NULL);
-
-      if (connection != NULL)
-        {
-          g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
-          return test_peer_connect (port);
-        }
-      test_spin (50);
-    }
-  return NULL;
-}
-
 static JsonObject *
 request (TestPeer   *peer,
          const char *method,
@@ -279,7 +257,7 @@ test_bridge_drives_http_game (void)
   g_assert_no_error (error);
   process = gg_test_process_spawn (args, env, &error);
   g_assert_no_error (error);
-  peer = connect_with_retry (port, gg_test_timeout_ms (10000));
+  peer = test_peer_connect_with_retry (port, gg_test_timeout_ms (10000));
   g_assert_nonnull (peer);
   welcome = test_peer_hello (peer, TEST_TOKEN2);
   g_assert_cmpint (test_response_error_code (welcome), ==, 0);
@@ -292,7 +270,7 @@ test_bridge_drives_http_game (void)
 
       listed = has_tool (list, spawn_name);
       if (!listed)
-        test_spin (50);
+        gg_test_spin (50);
     }
   g_assert_true (listed);
 

@@ -169,7 +169,7 @@ fixture_teardown (Fixture *f, gconstpointer data)
   g_clear_object (&f->fake);
   g_clear_object (&f->bus);
   g_clear_object (&f->schemas);
-  test_spin (10);
+  gg_test_spin (10);
 }
 
 static JsonObject *
@@ -346,7 +346,9 @@ test_invalid_requests (Fixture *f, gconstpointer data)
   g_autoptr(JsonObject) welcome = NULL;
   JsonNode *node;
 
-  /* Not JSON, not an object, no id: nothing to answer, the session lives on. */
+  /* Not JSON, not an object, no id: nothing to answer, the session lives on
+   * (the first of them is a warning, the others go to the debug log). */
+  g_test_expect_message ("gamegate-gabp", G_LOG_LEVEL_WARNING, "GABP server: a bridge sent a message that is not JSON*");
   test_peer_send (f->peer, "{oops");
   test_peer_send (f->peer, "[]");
   test_peer_send (f->peer, "{\"v\":\"gabp/1\",\"type\":\"request\",\"method\":\"tools/list\"}");
@@ -357,12 +359,13 @@ test_invalid_requests (Fixture *f, gconstpointer data)
   json_node_unref (node);
   g_assert_cmpstr (json_object_get_string_member (pattern, "id"), ==, "550e8400-e29b-41d4-a716-446655440009");
   g_assert_cmpint (test_response_error_code (pattern), ==, -32600);
+  g_test_assert_expected_messages ();
   welcome = test_peer_hello (f->peer, TEST_TOKEN);
   g_assert_cmpint (test_response_error_code (welcome), ==, 0);
   /* Responses and events from a bridge are ignored. */
   test_peer_send (f->peer, "{\"v\":\"gabp/1\",\"id\":\"550e8400-e29b-41d4-a716-446655440010\",\"type\":\"response\",\"result\":{}}");
   test_peer_send (f->peer, "{\"v\":\"gabp/1\",\"id\":\"550e8400-e29b-41d4-a716-446655440011\",\"type\":\"event\",\"channel\":\"x\",\"seq\":0,\"payload\":null}");
-  test_spin (50);
+  gg_test_spin (50);
   g_assert_true (g_queue_is_empty (&f->peer->messages));
   g_assert_false (f->peer->closed);
 }
@@ -395,7 +398,7 @@ test_events (Fixture *f, gconstpointer data)
   unsub = request (f->peer, "events/unsubscribe", "{\"channels\":[\"fake-one/news\"]}");
   g_assert_cmpint (test_response_error_code (unsub), ==, 0);
   gg_target_emit_event (GG_TARGET (f->fake), "news", 13, payload);
-  test_spin (50);
+  gg_test_spin (50);
   g_assert_true (g_queue_is_empty (&f->peer->messages));
 }
 
@@ -425,7 +428,7 @@ test_ten_connections (Fixture *f, gconstpointer data)
   peers[0] = f->peer;
   for (int i = 1; i < 10; i++)
     peers[i] = test_peer_connect (gg_gabp_server_get_port (f->server));
-  test_spin (50);
+  gg_test_spin (50);
   for (int i = 0; i < 10; i++)
     {
       g_autoptr(JsonObject) welcome = test_peer_hello (peers[i], TEST_TOKEN);
@@ -437,7 +440,7 @@ test_ten_connections (Fixture *f, gconstpointer data)
   test_peer_free (extra);
   for (int i = 1; i < 10; i++)
     test_peer_free (peers[i]);
-  test_spin (50);
+  gg_test_spin (50);
   g_assert_cmpuint (gg_gabp_server_get_session_count (f->server), ==, 1);
 }
 
@@ -449,7 +452,7 @@ test_framing_abuse (Fixture *f, gconstpointer data)
 
   test_peer_send_raw (f->peer, bad, strlen (bad));
   g_assert_true (test_peer_wait_closed (f->peer, 2000));
-  test_spin (20);
+  gg_test_spin (20);
   g_assert_cmpuint (gg_gabp_server_get_session_count (f->server), ==, 0);
 }
 
@@ -539,7 +542,7 @@ test_stdio_frontend (void)
     g_assert_cmpint (test_response_error_code (welcome), ==, 0);
   }
   g_cancellable_cancel (cancellable);
-  g_assert_true (test_wait_until (flag_set, &done, 2000));
+  g_assert_true (gg_test_wait_for (flag_set, &done, 2000));
   test_peer_free (peer);
 }
 
@@ -574,7 +577,7 @@ test_chain (void)
 
   g_assert_true (gg_bus_add_target (bus, GG_TARGET (target), NULL));
   gg_gabp_client_start (client);
-  g_assert_true (test_wait_until (target_ready, target, 5000));
+  g_assert_true (gg_test_wait_for (target_ready, target, 5000));
   gg_gabp_server_set_token (server, TEST_TOKEN2);
   g_assert_true (gg_gabp_server_start (server, &error));
 
@@ -613,7 +616,7 @@ test_chain (void)
     }
   /* The attention gate holds for bridges behind gamegate too. */
   json_object_unref (request (peer, "tools/call", "{\"name\":\"gabp-ref/attention/raise\",\"arguments\":{}}"));
-  test_spin (50);
+  gg_test_spin (50);
   blocked = request (peer, "tools/call", "{\"name\":\"gabp-ref/player/move\",\"arguments\":{\"x\":1,\"y\":1}}");
   g_assert_cmpint (test_response_error_code (blocked), ==, -31003);
 

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "gb-mcp-server.h"
+#include "gg-test-util.h"
 #include "mcp-fake-provider.h"
 
 typedef struct {
@@ -112,10 +113,11 @@ send_text (Fixture    *fx,
 }
 
 static gboolean
-timeout_cb (gpointer user_data)
+has_message_or_closed (gpointer data)
 {
-  *(gboolean *) user_data = TRUE;
-  return G_SOURCE_REMOVE;
+  Fixture *fx = data;
+
+  return !g_queue_is_empty (&fx->inbox) || fx->client_closed;
 }
 
 /* The next message from the server (transfer full), or NULL after @ms. */
@@ -123,13 +125,7 @@ static JsonNode *
 next_message_within (Fixture *fx,
                      guint    ms)
 {
-  gboolean timed_out = FALSE;
-  guint id = g_timeout_add (ms, timeout_cb, &timed_out);
-
-  while (g_queue_is_empty (&fx->inbox) && !timed_out && !fx->client_closed)
-    g_main_context_iteration (NULL, TRUE);
-  if (!timed_out)
-    g_source_remove (id);
+  gg_test_wait_for (has_message_or_closed, fx, ms);
   return g_queue_pop_head (&fx->inbox);
 }
 

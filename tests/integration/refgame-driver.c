@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include "gg-test-util.h"
 #include "refgame-driver.h"
 
 #include <glib/gstdio.h>
@@ -17,23 +18,11 @@
 #include <sys/prctl.h>
 #endif
 
-static gboolean
-timeout_flag (gpointer data)
-{
-  *(gboolean *) data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
 /* Runs the main context for @ms, so the game's output keeps being drained. */
 void
 pump (guint ms)
 {
-  gboolean done = FALSE;
-  guint id = g_timeout_add (ms, timeout_flag, &done);
-
-  while (!done)
-    g_main_context_iteration (NULL, TRUE);
-  (void) id;
+  gg_test_spin (ms);
 }
 
 static void read_next_line (Game *game, GDataInputStream *stream);

@@ -7,8 +7,9 @@
 
 #include <string.h>
 
-#include <gmodule.h>
 #include <gamegate.h>
+
+#include "gg-test-plugin.h"
 
 static GgBus *bus;
 static const GgPluginDescriptor *descriptor;
@@ -16,31 +17,12 @@ static const GgPluginDescriptor *descriptor;
 static void
 load_plugin (void)
 {
-  const char *path = g_getenv ("GAMEGATE_PLUGIN_PATH");
-  g_auto(GStrv) dirs = g_strsplit (path != NULL ? path : "", ":", -1);
+  g_autoptr(GError) error = NULL;
 
   bus = gg_bus_new ();
-  for (guint i = 0; dirs[i] != NULL; i++)
-    {
-      g_autofree char *file = g_build_filename (dirs[i], "model-scripted.so", NULL);
-      GModule *module;
-      GgPluginDescribeFunc describe = NULL;
-      g_autoptr(GgPlugin) plugin = NULL;
-      g_autoptr(GError) error = NULL;
-
-      if (!g_file_test (file, G_FILE_TEST_EXISTS))
-        continue;
-      module = g_module_open (file, G_MODULE_BIND_LOCAL);
-      g_assert_nonnull (module);
-      g_assert_true (g_module_symbol (module, GG_PLUGIN_ENTRY_SYMBOL, (gpointer *) &describe));
-      g_module_make_resident (module);
-      descriptor = describe ();
-      plugin = gg_plugin_new (descriptor, file, bus, NULL);
-      g_assert_true (gg_plugin_setup (plugin, &error));
-      g_assert_no_error (error);
-      return;
-    }
-  g_error ("model-scripted.so not found in GAMEGATE_PLUGIN_PATH (%s)", path);
+  descriptor = gg_test_load_plugin (bus, "model-scripted", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (descriptor);
 }
 
 static GgModel *

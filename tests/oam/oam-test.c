@@ -150,6 +150,34 @@ oam_client_free (OamClient *client)
   g_free (client);
 }
 
+/* Runs @input through `gamegate oam` with its stdin closed after it, and
+ * checks that stdout is exactly @expected (a line diff otherwise) and the
+ * exit status 0. */
+static void
+run_script (const char * const *args,
+            const char * const *env,
+            const char         *input,
+            const char         *expected,
+            const char         *what)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *normalized = NULL;
+  int status;
+
+  g_ptr_array_add (argv, (gpointer) "oam");
+  for (guint i = 0; args != NULL && args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  status = gg_test_run ((const char * const *) argv->pdata, env, input, &out, &err);
+  if (status != 0)
+    g_test_message ("stderr: %s", err);
+  normalized = oam_normalize (out);
+  gg_test_assert_lines (what, expected, normalized);
+  g_assert_cmpint (status, ==, 0);
+}
+
 /**
  * oam_run_exchange:
  * @args: (nullable): options after `oam`
@@ -158,7 +186,8 @@ oam_client_free (OamClient *client)
  *   input is sent before anything is read (a pipelined script)
  *
  * Runs a whole script through stdin, closes it, and checks that stdout is
- * exactly the expected messages and the exit status 0.
+ * exactly the expected messages and the exit status 0. For scripts built at
+ * run time; fixed ones are files (oam_run_exchange_file()).
  */
 void
 oam_run_exchange (const char * const *args,
@@ -167,11 +196,6 @@ oam_run_exchange (const char * const *args,
 {
   g_autoptr(GString) input = g_string_new (NULL);
   g_autoptr(GString) expected = g_string_new (NULL);
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autofree char *out = NULL;
-  g_autofree char *err = NULL;
-  g_autofree char *normalized = NULL;
-  int status;
 
   for (guint i = 0; lines[i] != NULL; i++)
     {
@@ -182,14 +206,25 @@ oam_run_exchange (const char * const *args,
       else
         g_assert_not_reached ();
     }
-  g_ptr_array_add (argv, (gpointer) "oam");
-  for (guint i = 0; args != NULL && args[i] != NULL; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
-  g_ptr_array_add (argv, NULL);
-  status = gg_test_run ((const char * const *) argv->pdata, env, input->str, &out, &err);
-  if (status != 0)
-    g_test_message ("stderr: %s", err);
-  normalized = oam_normalize (out);
-  g_assert_cmpstr (normalized, ==, expected->str);
-  g_assert_cmpint (status, ==, 0);
+  run_script (args, env, input->str, expected->str, "gamegate oam");
+}
+
+/**
+ * oam_run_exchange_file:
+ * @args: (nullable): options after `oam`
+ * @env: (nullable): environment changes
+ * @name: the exchange tests/oam/exchanges/@name.txt (see gg-test-exchange.h)
+ *
+ * oam_run_exchange() with the script read from a file.
+ */
+void
+oam_run_exchange_file (const char * const *args,
+                       const char * const *env,
+                       const char         *name)
+{
+  g_autoptr(GgTestExchange) exchange = gg_test_exchange_load ("oam", name);
+  g_autofree char *input = gg_test_exchange_dup_input (exchange);
+  g_autofree char *expected = gg_test_exchange_dup_expected (exchange);
+
+  run_script (args, env, input, expected, gg_test_exchange_get_path (exchange));
 }

@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include "gg-test-exchange.h"
 #include "gg-test-util.h"
 
 G_BEGIN_DECLS
@@ -29,6 +30,9 @@ char      *oam_normalize         (const char *line);
 void       oam_run_exchange      (const char * const *args,
                                   const char * const *env,
                                   const char * const *lines);
+void       oam_run_exchange_file (const char * const *args,
+                                  const char * const *env,
+                                  const char         *name);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (OamClient, oam_client_free)
 

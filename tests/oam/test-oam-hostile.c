@@ -92,20 +92,7 @@ test_invalid_utf8 (void)
 static void
 test_truncated_and_junk (void)
 {
-  const char *lines[] = {
-    "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"pi",
-    "< {\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error: unterminated string\",\"data\":{\"code\":\"parse_error\"}}}",
-    "> 42",
-    "< {\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Invalid Request: not a JSON object\",\"data\":{\"code\":\"invalid_message\"}}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/create\",\"params\":{\"tools\":[{\"name\":\"t\",\"parameters\":{\"$ref\":\"#/$defs/a\",\"$defs\":{\"a\":{\"$ref\":\"#/$defs/a\"}}}}]}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32007,\"message\":\"Invalid schema at #: nested too deeply (recursive $ref?)\",\"data\":{\"code\":\"invalid_schema\",\"path\":\"#\",\"schemaPath\":\"#\"}}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/create\",\"params\":{\"options\":{\"toolTimeoutSeconds\":1e308,\"maxToolCalls\":1e30}}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32602,\"message\":\"Invalid params: 'options.maxToolCalls' must be an integer from 0 to 2147483647\",\"data\":{\"code\":\"invalid_params\"}}}",
-    "> " PING,
-    "< " PING_OK,
-    NULL
-  };
-  oam_run_exchange (NULL, NULL, lines);
+  oam_run_exchange_file (NULL, NULL, "hostile-truncated-and-junk");
 }
 
 /* 10,000 attempts against the 64-session limit: 64 succeed, the rest fail

@@ -12,115 +12,41 @@
 
 #include "oam-test.h"
 
-#define PARSE_ERROR "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error: unexpected word\",\"data\":{\"code\":\"parse_error\"}}}"
-#define BAD_ID "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Invalid Request: the id must be a string or an integer\",\"data\":{\"code\":\"invalid_message\"}}}"
 
 static void
 test_parse_error (void)
 {
-  const char *lines[] = {
-    "> not json",
-    "< " PARSE_ERROR,
-    "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}",
-    NULL
-  };
-  oam_run_exchange (NULL, NULL, lines);
+  oam_run_exchange_file (NULL, NULL, "errors-parse-error");
 }
 
 static void
 test_bad_ids (void)
 {
-  const char *lines[] = {
-    "> {\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}",
-    "< " BAD_ID,
-    "> {\"jsonrpc\":\"2.0\",\"id\":9007199254740992,\"method\":\"ping\"}",
-    "< " BAD_ID,
-    "> {\"jsonrpc\":\"2.0\",\"id\":-9007199254740992,\"method\":\"ping\"}",
-    "< " BAD_ID,
-    "> {\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}",
-    "< " BAD_ID,
-    "> {\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}",
-    "< " BAD_ID,
-    "> {\"jsonrpc\":\"2.0\",\"id\":9007199254740991,\"method\":\"ping\"}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":9007199254740991,\"result\":{}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":-9007199254740991,\"method\":\"ping\"}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":-9007199254740991,\"result\":{}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":\"x\\\"y\",\"method\":\"ping\"}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":\"x\\\"y\",\"result\":{}}",
-    NULL
-  };
-  oam_run_exchange (NULL, NULL, lines);
+  oam_run_exchange_file (NULL, NULL, "errors-invalid-message-ids");
 }
 
 static void
 test_invalid_message (void)
 {
-  const char *lines[] = {
-    "> [{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]",
-    "< {\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Invalid Request: batches are not supported\",\"data\":{\"code\":\"invalid_message\"}}}",
-    "> {\"jsonrpc\":\"1.0\",\"id\":\"c\",\"method\":\"ping\"}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":\"c\",\"error\":{\"code\":-32600,\"message\":\"Invalid Request: \\\"jsonrpc\\\" must be \\\"2.0\\\"\",\"data\":{\"code\":\"invalid_message\"}}}",
-    "> {\"id\":\"d\",\"method\":\"ping\"}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":\"d\",\"error\":{\"code\":-32600,\"message\":\"Invalid Request: \\\"jsonrpc\\\" must be \\\"2.0\\\"\",\"data\":{\"code\":\"invalid_message\"}}}",
-    "",
-    NULL
-  };
-  /* A blank line is ignored; drop the empty marker. */
-  lines[6] = NULL;
-  oam_run_exchange (NULL, NULL, lines);
+  oam_run_exchange_file (NULL, NULL, "errors-invalid-message-shape");
 }
 
 static void
 test_method_not_found (void)
 {
-  const char *lines[] = {
-    "> {\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"nope/never\"}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":\"a\",\"error\":{\"code\":-32601,\"message\":\"Method not found: nope/never\",\"data\":{\"code\":\"method_not_found\",\"method\":\"nope/never\"}}}",
-    /* An unknown notification gets no answer. */
-    "> {\"jsonrpc\":\"2.0\",\"method\":\"nope/never\"}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":\"b\",\"method\":\"ping\"}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":\"b\",\"result\":{}}",
-    NULL
-  };
-  oam_run_exchange (NULL, NULL, lines);
+  oam_run_exchange_file (NULL, NULL, "errors-method-not-found");
 }
 
 static void
 test_invalid_params (void)
 {
-  const char *lines[] = {
-    "> {\"jsonrpc\":\"2.0\",\"id\":\"b\",\"method\":\"ping\",\"params\":[1]}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":\"b\",\"error\":{\"code\":-32602,\"message\":\"Invalid params: \\\"params\\\" must be an object\",\"data\":{\"code\":\"invalid_params\"}}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":\"g\",\"method\":\"session/create\",\"params\":{\"session\":\"y\",\"options\":{\"toolChoice\":\"sometimes\"}," OAM_SCRIPT ("[]") "}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":\"g\",\"error\":{\"code\":-32602,\"message\":\"Invalid params: 'options.toolChoice' must be \\\"auto\\\", \\\"none\\\", \\\"required\\\", \\\"explicit\\\" or {\\\"tool\\\": name}\",\"data\":{\"code\":\"invalid_params\"}}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":\"h\",\"method\":\"session/create\",\"params\":{\"options\":{\"toolTimeoutSeconds\":86401}}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":\"h\",\"error\":{\"code\":-32602,\"message\":\"Invalid params: 'options.toolTimeoutSeconds' must be a number from 0 to 86400\",\"data\":{\"code\":\"invalid_params\"}}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":\"i\",\"method\":\"session/create\",\"params\":{\"options\":{\"maxToolRounds\":-1}}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":\"i\",\"error\":{\"code\":-32602,\"message\":\"Invalid params: 'options.maxToolRounds' must be an integer from 0 to 2147483647\",\"data\":{\"code\":\"invalid_params\"}}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":\"j\",\"method\":\"session/respond\",\"params\":{\"session\":7}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":\"j\",\"error\":{\"code\":-32602,\"message\":\"Invalid params: 'session' must be a string\",\"data\":{\"code\":\"invalid_params\"}}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":\"k\",\"method\":\"session/create\",\"params\":{\"session\":\"\"}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":\"k\",\"error\":{\"code\":-32602,\"message\":\"Invalid params: 'session' must be 1-128 printable characters\",\"data\":{\"code\":\"invalid_params\"}}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":\"l\",\"method\":\"session/create\",\"params\":{\"model\":{\"type\":\"nonexistent\"}}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":\"l\",\"error\":{\"code\":-32602,\"message\":\"Invalid params: model.type: unknown model type 'nonexistent'\",\"data\":{\"code\":\"invalid_params\"}}}",
-    NULL
-  };
-  oam_run_exchange (NULL, NULL, lines);
+  oam_run_exchange_file (NULL, NULL, "errors-invalid-params");
 }
 
 static void
 test_null_members_absent (void)
 {
-  const char *lines[] = {
-    /* `null` members are absent; unknown members are warned about. */
-    "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"x\",\"instructions\":null,\"bogus\":1,\"options\":{\"wat\":2,\"toolChoice\":null}," OAM_SCRIPT ("[]") "}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"x\",\"warnings\":[\"unknown parameter 'bogus' ignored\",\"unknown parameter 'options.wat' ignored\"]}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/list\",\"params\":{\"ignored\":null}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"sessions\":[{\"session\":\"x\",\"model\":\"scripted\",\"tools\":[],\"busy\":false,\"pendingOperations\":0,\"entries\":0,\"createdAt\":\"T\"}]}}",
-    NULL
-  };
-  oam_run_exchange (NULL, NULL, lines);
+  oam_run_exchange_file (NULL, NULL, "framing-null-members-absent");
 }
 
 static void
@@ -164,25 +90,13 @@ test_initialize_options (void)
 static void
 test_ping (void)
 {
-  const char *lines[] = {
-    "> {\"jsonrpc\":\"2.0\",\"id\":\"p\",\"method\":\"ping\"}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":\"p\",\"result\":{}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\",\"params\":{}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}",
-    NULL
-  };
-  oam_run_exchange (NULL, NULL, lines);
+  oam_run_exchange_file (NULL, NULL, "ping");
 }
 
 static void
 test_model_availability (void)
 {
-  const char *lines[] = {
-    "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"model/availability\"}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"available\":false,\"reason\":\"unknown\",\"message\":\"No default model is configured ([gateway] default-model)\"}}",
-    NULL
-  };
-  oam_run_exchange (NULL, NULL, lines);
+  oam_run_exchange_file (NULL, NULL, "model-availability");
 }
 
 static void
@@ -210,41 +124,13 @@ test_model_unavailable_turn (void)
 static void
 test_schema_validate (void)
 {
-  const char *lines[] = {
-    "> {\"jsonrpc\":\"2.0\",\"id\":\"j\",\"method\":\"schema/validate\",\"params\":{\"schema\":{\"type\":\"object\",\"properties\":{\"code\":{\"type\":\"string\",\"pattern\":\"^[A-Z]+$\"},\"n\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"code\"]}}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":\"j\",\"result\":{\"warnings\":[\"#/properties/code: pattern '^[A-Z]+$' is described to the model but not enforced\"],\"generationSchema\":{\"type\":\"object\",\"properties\":{\"code\":{\"type\":\"string\",\"description\":\"pattern: ^[A-Z]+$\"},\"n\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"code\"],\"title\":\"Response\"}}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":\"r\",\"method\":\"schema/validate\",\"params\":{\"name\":\"Loot\",\"schema\":{\"$defs\":{\"item\":{\"type\":\"string\",\"enum\":[\"a\",\"b\"]}},\"type\":\"object\",\"properties\":{\"x\":{\"$ref\":\"#/$defs/item\"},\"y\":{\"anyOf\":[{\"type\":\"integer\"},{\"type\":\"null\"}]}},\"allOf\":[{\"properties\":{\"z\":{\"type\":\"boolean\"}},\"required\":[\"z\"]}]}}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":\"r\",\"result\":{\"warnings\":[],\"generationSchema\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"string\",\"enum\":[\"a\",\"b\"]},\"y\":{\"anyOf\":[{\"type\":\"integer\"},{\"type\":\"null\"}]},\"z\":{\"type\":\"boolean\"}},\"required\":[\"z\"],\"title\":\"Loot\"}}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":\"k\",\"method\":\"schema/validate\",\"params\":{\"schema\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"strang\"}}}}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":\"k\",\"error\":{\"code\":-32007,\"message\":\"Invalid schema at #/properties/a/type: unknown type 'strang'\",\"data\":{\"code\":\"invalid_schema\",\"path\":\"#/properties/a\",\"schemaPath\":\"#/properties/a/type\"}}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":\"l\",\"method\":\"schema/validate\",\"params\":{\"schema\":{\"$ref\":\"#/$defs/loop\",\"$defs\":{\"loop\":{\"$ref\":\"#/$defs/loop\"}}}}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":\"l\",\"error\":{\"code\":-32007,\"message\":\"Invalid schema at #: nested too deeply (recursive $ref?)\",\"data\":{\"code\":\"invalid_schema\",\"path\":\"#\",\"schemaPath\":\"#\"}}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":\"m\",\"method\":\"schema/validate\",\"params\":{\"schema\":{\"$ref\":\"http://example.com/s.json\"}}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":\"m\",\"error\":{\"code\":-32007,\"message\":\"Invalid schema at #/$ref: only local references (#/…) are supported\",\"data\":{\"code\":\"invalid_schema\",\"path\":\"#\",\"schemaPath\":\"#/$ref\"}}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":\"n\",\"method\":\"schema/validate\"}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":\"n\",\"error\":{\"code\":-32602,\"message\":\"Invalid params: 'schema' is required\",\"data\":{\"code\":\"invalid_params\"}}}",
-    NULL
-  };
-  oam_run_exchange (NULL, NULL, lines);
+  oam_run_exchange_file (NULL, NULL, "schema-validate");
 }
 
 static void
 test_tools_validate (void)
 {
-  const char *lines[] = {
-    "> {\"jsonrpc\":\"2.0\",\"id\":\"l\",\"method\":\"tools/validate\",\"params\":{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"open_gate\",\"parameters\":{\"type\":\"object\",\"properties\":{\"gate\":{\"type\":\"string\",\"minLength\":2}}}}}]}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":\"l\",\"result\":{\"tools\":[{\"name\":\"open_gate\",\"warnings\":[\"open_gate: #/properties/gate: minLength '2' is described to the model but not enforced\",\"open_gate: no description; the model decides from it\"],\"generationSchema\":{\"type\":\"object\",\"properties\":{\"gate\":{\"type\":\"string\",\"description\":\"minLength: 2\"}}}}],\"warnings\":[\"open_gate: #/properties/gate: minLength '2' is described to the model but not enforced\",\"open_gate: no description; the model decides from it\"]}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":\"d\",\"method\":\"tools/validate\",\"params\":{\"tools\":[{\"name\":\"a\",\"description\":\"x\"},{\"name\":\"a\",\"description\":\"y\"}]}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":\"d\",\"error\":{\"code\":-32602,\"message\":\"Invalid params: 'tools[1].name': duplicate tool name\",\"data\":{\"code\":\"invalid_params\"}}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":\"e\",\"method\":\"tools/validate\",\"params\":{\"tools\":[{\"name\":\"bad name\"}]}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":\"e\",\"error\":{\"code\":-32602,\"message\":\"Invalid params: 'tools[0].name' must be 1-64 of A-Z a-z 0-9 _ - .\",\"data\":{\"code\":\"invalid_params\"}}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":\"f\",\"method\":\"tools/validate\",\"params\":{\"tools\":[{\"name\":\"t\",\"timeoutSeconds\":-1}]}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":\"f\",\"error\":{\"code\":-32602,\"message\":\"Invalid params: 'tools[0].timeoutSeconds' must be a number from 0 to 86400\",\"data\":{\"code\":\"invalid_params\"}}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":\"g\",\"method\":\"tools/validate\",\"params\":{\"tools\":[{\"name\":\"a\",\"description\":\"1\"},{\"name\":\"b\",\"description\":\"2\"},{\"name\":\"c\",\"description\":\"3\"},{\"name\":\"d\",\"description\":\"4\"},{\"name\":\"e\",\"description\":\"5\"},{\"name\":\"f\",\"description\":\"6\"}]}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":\"g\",\"result\":{\"tools\":[{\"name\":\"a\",\"warnings\":[],\"generationSchema\":{\"type\":\"object\",\"properties\":{}}},{\"name\":\"b\",\"warnings\":[],\"generationSchema\":{\"type\":\"object\",\"properties\":{}}},{\"name\":\"c\",\"warnings\":[],\"generationSchema\":{\"type\":\"object\",\"properties\":{}}},{\"name\":\"d\",\"warnings\":[],\"generationSchema\":{\"type\":\"object\",\"properties\":{}}},{\"name\":\"e\",\"warnings\":[],\"generationSchema\":{\"type\":\"object\",\"properties\":{}}},{\"name\":\"f\",\"warnings\":[],\"generationSchema\":{\"type\":\"object\",\"properties\":{}}}],\"warnings\":[\"6 tools: Apple recommends 3-5 tools per request on-device\"]}}",
-    NULL
-  };
-  oam_run_exchange (NULL, NULL, lines);
+  oam_run_exchange_file (NULL, NULL, "tools-validate");
 }
 
 static void
@@ -271,14 +157,7 @@ test_shutdown (void)
 static void
 test_shut_down_error (void)
 {
-  const char *lines[] = {
-    "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"shutdown\"}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32023,\"message\":\"The bridge has been shut down\",\"data\":{\"code\":\"shut_down\"}}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}",
-    NULL
-  };
-  oam_run_exchange (NULL, NULL, lines);
+  oam_run_exchange_file (NULL, NULL, "errors-shut-down");
 }
 
 static void
@@ -286,14 +165,7 @@ test_end_of_input (void)
 {
   /* The whole script is piped and stdin closed: every request is still
    * answered, then the process exits 0. */
-  const char *lines[] = {
-    "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"a\"," OAM_SCRIPT ("[{\"text\":\"slow\",\"delayMs\":300}]") "}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"hi\"}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"a\",\"warnings\":[]}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"a\",\"text\":\"slow\",\"toolCalls\":[],\"usage\":{\"inputTokens\":1,\"cachedInputTokens\":0,\"outputTokens\":1,\"totalTokens\":2},\"steps\":[{\"index\":0,\"completedToolRounds\":0,\"toolCallingMode\":\"allowed\",\"enabledTools\":[],\"trimmedEntries\":0}]}}",
-    NULL
-  };
-  oam_run_exchange (NULL, NULL, lines);
+  oam_run_exchange_file (NULL, NULL, "framing-end-of-input");
 }
 
 static void
@@ -302,16 +174,9 @@ test_oam_script_env (void)
   g_autofree char *path = g_build_filename (g_get_tmp_dir (), "oam-script-test.json", NULL);
   g_autofree char *env_entry = g_strdup_printf ("OAM_SCRIPT=%s", path);
   const char *env[] = { env_entry, NULL };
-  const char *lines[] = {
-    "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"a\"}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"hi\"}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"a\",\"warnings\":[]}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"a\",\"text\":\"from the script\",\"toolCalls\":[],\"usage\":{\"inputTokens\":1,\"cachedInputTokens\":0,\"outputTokens\":4,\"totalTokens\":5},\"steps\":[{\"index\":0,\"completedToolRounds\":0,\"toolCallingMode\":\"allowed\",\"enabledTools\":[],\"trimmedEntries\":0}]}}",
-    NULL
-  };
 
   g_assert_true (g_file_set_contents (path, "[{\"text\":\"from the script\"}]", -1, NULL));
-  oam_run_exchange (NULL, env, lines);
+  oam_run_exchange_file (NULL, env, "oam-script");
   g_unlink (path);
 }
 

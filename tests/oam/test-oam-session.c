@@ -46,34 +46,7 @@ test_section3_exchange (void)
 static void
 test_pipelined_script (void)
 {
-  const char *lines[] = {
-    "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"instructions\":\"Be brief.\"," OAM_SCRIPT ("[{\"text\":\"Hello there friend\",\"chunks\":3},{\"json\":{\"reasoning\":\"no\",\"choice\":\"refuse\"}},{\"text\":\"third\"},{\"text\":\"A short summary.\"}]") "}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"s1\",\"prompt\":\"Hi\",\"stream\":true}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/respond\",\"params\":{\"session\":\"s1\",\"prompt\":\"Decide\",\"schema\":{\"type\":\"object\",\"properties\":{\"reasoning\":{\"type\":\"string\"},\"choice\":{\"type\":\"string\",\"enum\":[\"accept\",\"refuse\"]}},\"required\":[\"reasoning\",\"choice\"]}}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"session/setInstructions\",\"params\":{\"session\":\"s1\",\"instructions\":null}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"session/setContextNote\",\"params\":{\"session\":\"s1\",\"note\":\"The gate is north.\"}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"session/setTools\",\"params\":{\"session\":\"s1\",\"tools\":[{\"name\":\"look\"}]}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session/respond\",\"params\":{\"session\":\"s1\",\"prompt\":\"More\"}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"session/compact\",\"params\":{\"session\":\"s1\",\"keepRecentTurns\":1}}",
-    /* Immediate: the running turn's state so far, before the queued
-     * operations ran. */
-    "> {\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"session/transcript\",\"params\":{\"session\":\"s1\"}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"s1\",\"warnings\":[]}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":10,\"result\":{\"session\":\"s1\",\"transcript\":{\"type\":\"FoundationModels.Transcript\",\"version\":\"1.1\",\"transcript\":{\"entries\":[{\"id\":\"instructions\",\"role\":\"instructions\",\"segments\":[{\"type\":\"text\",\"id\":\"instructions-0\",\"text\":\"Be brief.\"}],\"toolDefinitions\":[]},{\"id\":\"e0\",\"role\":\"user\",\"segments\":[{\"type\":\"text\",\"id\":\"e0-0\",\"text\":\"Hi\"}]}]}}}}",
-    "< {\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"s1\",\"requestId\":2,\"event\":{\"type\":\"modelStep\",\"step\":" STEP (0, 0, "allowed", "") "}}}",
-    "< {\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"s1\",\"requestId\":2,\"event\":{\"type\":\"text\",\"delta\":\"Hello \",\"text\":\"Hello \",\"isReset\":false}}}",
-    "< {\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"s1\",\"requestId\":2,\"event\":{\"type\":\"text\",\"delta\":\"there \",\"text\":\"Hello there \",\"isReset\":false}}}",
-    "< {\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"s1\",\"requestId\":2,\"event\":{\"type\":\"text\",\"delta\":\"friend\",\"text\":\"Hello there friend\",\"isReset\":false}}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"s1\",\"text\":\"Hello there friend\",\"toolCalls\":[],\"usage\":{\"inputTokens\":3,\"cachedInputTokens\":0,\"outputTokens\":5,\"totalTokens\":8},\"steps\":[" STEP (0, 0, "allowed", "") "]}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"session\":\"s1\",\"text\":\"{\\\"reasoning\\\":\\\"no\\\",\\\"choice\\\":\\\"refuse\\\"}\",\"structured\":{\"reasoning\":\"no\",\"choice\":\"refuse\"},\"toolCalls\":[],\"usage\":{\"inputTokens\":9,\"cachedInputTokens\":0,\"outputTokens\":9,\"totalTokens\":18},\"steps\":[" STEP (0, 0, "allowed", "") "]}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":6,\"result\":{\"session\":\"s1\"}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"session\":\"s1\"}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{\"session\":\"s1\",\"warnings\":[\"look: no description; the model decides from it\"]}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"session\":\"s1\",\"text\":\"third\",\"toolCalls\":[],\"usage\":{\"inputTokens\":21,\"cachedInputTokens\":0,\"outputTokens\":2,\"totalTokens\":23},\"steps\":[" STEP (0, 0, "allowed", "\"look\"") "]}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{\"session\":\"s1\",\"summary\":\"A short summary.\"}}",
-    NULL
-  };
-  oam_run_exchange (NULL, NULL, lines);
+  oam_run_exchange_file (NULL, NULL, "session-pipelined");
 }
 
 static void
@@ -147,20 +120,7 @@ static void
 test_concurrent_sessions (void)
 {
   /* The slow session does not hold up the fast one (section 2.2). */
-  const char *lines[] = {
-    "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"slow\"," OAM_SCRIPT ("[{\"text\":\"slow\",\"delayMs\":400}]") "}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/create\",\"params\":{\"session\":\"fast\"," OAM_SCRIPT ("[{\"text\":\"fast\"}]") "}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/respond\",\"params\":{\"session\":\"slow\",\"prompt\":\"a\"}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session/respond\",\"params\":{\"session\":\"fast\",\"prompt\":\"b\"}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"slow\",\"warnings\":[]}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"fast\",\"warnings\":[]}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"session\":\"fast\",\"text\":\"fast\",\"toolCalls\":[],\"usage\":{\"inputTokens\":1,\"cachedInputTokens\":0,\"outputTokens\":1,\"totalTokens\":2},\"steps\":[" STEP (0, 0, "allowed", "") "]}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"session\":\"slow\",\"text\":\"slow\",\"toolCalls\":[],\"usage\":{\"inputTokens\":1,\"cachedInputTokens\":0,\"outputTokens\":1,\"totalTokens\":2},\"steps\":[" STEP (0, 0, "allowed", "") "]}}",
-    NULL
-  };
-  oam_run_exchange (NULL, NULL, lines);
+  oam_run_exchange_file (NULL, NULL, "session-concurrent");
 }
 
 static void
@@ -251,55 +211,20 @@ test_reset_delete (void)
 static void
 test_delete_cancels (void)
 {
-  const char *lines[] = {
-    "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"a\"," OAM_SCRIPT ("[{\"text\":\"one\",\"delayMs\":200}]") "}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"hi\"}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/reset\",\"params\":{\"session\":\"a\"}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session/delete\",\"params\":{\"session\":\"a\"}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"a\",\"warnings\":[]}}",
-    "< " CANCELLED ("3"),
-    "< {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"session\":\"a\",\"deleted\":true}}",
-    "< " CANCELLED ("2"),
-    NULL
-  };
-  oam_run_exchange (NULL, NULL, lines);
+  oam_run_exchange_file (NULL, NULL, "session-delete-cancels");
 }
 
 static void
 test_limit (void)
 {
   const char *args[] = { "--max-sessions", "2", NULL };
-  const char *lines[] = {
-    "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{" OAM_SCRIPT ("[]") "}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/create\",\"params\":{\"session\":\"s2\"," OAM_SCRIPT ("[]") "}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/create\",\"params\":{" OAM_SCRIPT ("[]") "}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"s1\",\"warnings\":[]}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"s2\",\"warnings\":[]}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32022,\"message\":\"Too many sessions (the limit is 2)\",\"data\":{\"code\":\"session_limit\",\"limit\":2}}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session/delete\",\"params\":{\"session\":\"s1\"}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"session/create\",\"params\":{" OAM_SCRIPT ("[]") "}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"session\":\"s1\",\"deleted\":true}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"session\":\"s3\",\"warnings\":[]}}",
-    NULL
-  };
-  oam_run_exchange (args, NULL, lines);
+  oam_run_exchange_file (args, NULL, "errors-session-limit");
 }
 
 static void
 test_forced_tool_checked_at_turn_start (void)
 {
-  const char *lines[] = {
-    "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"a\"," OAM_SCRIPT ("[{\"text\":\"ok\"}]") "}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"x\",\"toolChoice\":{\"tool\":\"peek\"}}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/setTools\",\"params\":{\"session\":\"a\",\"tools\":[{\"name\":\"peek\",\"description\":\"Peek.\"}]}}",
-    "> {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"x\",\"toolChoice\":\"none\",\"bogus\":true}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"a\",\"warnings\":[]}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32602,\"message\":\"Invalid params: 'toolChoice': the session has no tool 'peek'\",\"data\":{\"code\":\"invalid_params\"}}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"session\":\"a\",\"warnings\":[]}}",
-    "< {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"session\":\"a\",\"text\":\"ok\",\"toolCalls\":[],\"usage\":{\"inputTokens\":1,\"cachedInputTokens\":0,\"outputTokens\":1,\"totalTokens\":2},\"steps\":[" STEP (0, 0, "none", "") "],\"warnings\":[\"unknown parameter 'bogus' ignored\"]}}",
-    NULL
-  };
-  oam_run_exchange (NULL, NULL, lines);
+  oam_run_exchange_file (NULL, NULL, "session-forced-tool");
 }
 
 static void

@@ -6,48 +6,20 @@
  */
 #include "config.h"
 
-#include <gmodule.h>
-
+#include "gg-test-plugin.h"
 #include "openai-test-util.h"
-
-char *
-ot_find_plugin (void)
-{
-  const char *path = g_getenv ("GAMEGATE_PLUGIN_PATH");
-  g_auto(GStrv) dirs = g_strsplit (path != NULL ? path : "", ":", -1);
-
-  for (guint i = 0; dirs[i] != NULL; i++)
-    {
-      g_autofree char *file = g_build_filename (dirs[i], "model-openai.so", NULL);
-      if (g_file_test (file, G_FILE_TEST_EXISTS))
-        return g_steal_pointer (&file);
-    }
-  return NULL;
-}
 
 /* Loads the module the way the host does and runs its setup. */
 gboolean
 ot_load_plugin (GgBus       *bus,
-             const char  *config_text,
-             GError     **error)
+                const char  *config_text,
+                GError     **error)
 {
-  g_autofree char *path = ot_find_plugin ();
   g_autoptr(GgConfig) config = gg_config_new ();
-  g_autoptr(GgPlugin) plugin = NULL;
-  GgPluginDescribeFunc describe;
-  GModule *module;
 
-  g_assert_nonnull (path);
-  module = g_module_open (path, G_MODULE_BIND_LOCAL | G_MODULE_BIND_LAZY);
-  g_assert_nonnull (module);
-  g_assert_true (g_module_symbol (module, GG_PLUGIN_ENTRY_SYMBOL, (gpointer *) &describe));
-  g_module_make_resident (module);
-  g_assert_true (gg_plugin_descriptor_check (describe (), NULL));
-  g_assert_cmpstr (describe ()->name, ==, "model-openai");
   if (!gg_config_load_data (config, config_text, "test.conf", error))
     return FALSE;
-  plugin = gg_plugin_new (describe (), path, bus, config);
-  return gg_plugin_setup (plugin, error);
+  return gg_test_load_plugin (bus, "model-openai", config, error) != NULL;
 }
 
 void

@@ -25,7 +25,6 @@ typedef struct {
   guint cancel_after;
 } StepResult;
 
-char           *ot_find_plugin         (void);
 gboolean        ot_load_plugin         (GgBus       *bus,
                                         const char  *config_text,
                                         GError     **error);

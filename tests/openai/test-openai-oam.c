@@ -152,29 +152,9 @@ e2e_finish (E2e *e2e)
   g_free (e2e);
 }
 
+/* A gg_test_wait_for() check: the fake server saw a request aborted. */
 static gboolean
-on_poll_timeout (gpointer user_data)
-{
-  *(gboolean *) user_data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-/* Runs the main loop (and so the fake server) until @check holds. */
-static gboolean
-wait_for (gboolean (*check) (FakeOpenai *), FakeOpenai *fake, guint timeout_ms)
-{
-  gboolean timed_out = FALSE;
-  guint id = g_timeout_add (timeout_ms, on_poll_timeout, &timed_out);
-
-  while (!check (fake) && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-  if (!timed_out)
-    g_source_remove (id);
-  return check (fake);
-}
-
-static gboolean
-one_aborted (FakeOpenai *fake)
+one_aborted (gpointer fake)
 {
   return fake_openai_get_n_aborted (fake) >= 1;
 }
@@ -465,7 +445,7 @@ test_cancel_mid_stream (void)
   g_assert_cmpstr (first, ==, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"session\":\"guard\",\"cancelled\":1}}");
   g_assert_cmpstr (second, ==, "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32009,\"message\":\"The request was cancelled\",\"data\":{\"code\":\"cancelled\"}}}");
   /* The HTTP request was aborted, not left to run. */
-  g_assert_true (wait_for (one_aborted, e2e->fake, gg_test_timeout_ms (5000)));
+  g_assert_true (gg_test_wait_for (one_aborted, e2e->fake, gg_test_timeout_ms (5000)));
   g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 1);
 
   /* The session still works, and the cancelled turn left no trace. */
@@ -502,7 +482,7 @@ test_shutdown_mid_stream (void)
   while (g_str_has_prefix (line, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":2,\"event\":{\"type\":\"text\","));
   g_assert_cmpstr (line, ==, "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32009,\"message\":\"The request was cancelled\",\"data\":{\"code\":\"cancelled\"}}}");
   expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}");
-  g_assert_true (wait_for (one_aborted, e2e->fake, gg_test_timeout_ms (5000)));
+  g_assert_true (gg_test_wait_for (one_aborted, e2e->fake, gg_test_timeout_ms (5000)));
   /* e2e_finish checks that it exits 0 with nothing more written. */
   e2e_finish (e2e);
 }
@@ -536,7 +516,7 @@ test_npc_cancel_mid_stream (void)
   second = recv_line (e2e);
   g_assert_cmpstr (first, ==, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"npc\":\"gorm\",\"cancelled\":1}}");
   g_assert_cmpstr (second, ==, "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32009,\"message\":\"The request was cancelled\",\"data\":{\"code\":\"cancelled\"}}}");
-  g_assert_true (wait_for (one_aborted, e2e->fake, gg_test_timeout_ms (5000)));
+  g_assert_true (gg_test_wait_for (one_aborted, e2e->fake, gg_test_timeout_ms (5000)));
   g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 2);
   e2e_finish (e2e);
 }

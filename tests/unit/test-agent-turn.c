@@ -1,5 +1,5 @@
-/* test-agent-turn.c: the shared tool-calling loop, driven by a fake model
- * defined here and by the real scripted model plugin from the build tree.
+/* test-agent-turn.c: the shared tool-calling loop, driven by the fake model
+ * of tests/common/gg-test-model.h and by the real scripted model plugin from the build tree.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -7,8 +7,10 @@
 
 #include <string.h>
 
-#include <gmodule.h>
 #include <gamegate.h>
+
+#include "gg-test-model.h"
+#include "gg-test-plugin.h"
 
 /* ---- JSON helpers ------------------------------------------------------ */
 
@@ -73,166 +75,6 @@ array_string (JsonArray *array)
   return json_to_string (node, FALSE);
 }
 
-/* ---- a fake model ------------------------------------------------------ */
-
-/* Plays JSON actions: {"text", "deltas"?, "usage"?}, {"toolCalls", "usage"?},
- * {"json"}, {"error": code}, {"hang": true} (until cancelled). Keeps every
- * request it was given. */
-#define TEST_TYPE_FAKE_MODEL (test_fake_model_get_type ())
-G_DECLARE_FINAL_TYPE (TestFakeModel, test_fake_model, TEST, FAKE_MODEL, GObject)
-
-struct _TestFakeModel {
-  GObject parent_instance;
-  JsonArray *actions;
-  guint next;
-  gint64 context_size;
-  GPtrArray *requests;
-};
-
-static void
-fake_usage (JsonObject *action, GgModelReply *reply)
-{
-  JsonArray *usage;
-
-  if (!json_object_has_member (action, "usage"))
-    return;
-  usage = json_object_get_array_member (action, "usage");
-  reply->usage.input_tokens = json_array_get_int_element (usage, 0);
-  reply->usage.cached_input_tokens = json_array_get_int_element (usage, 1);
-  reply->usage.output_tokens = json_array_get_int_element (usage, 2);
-}
-
-static gboolean
-fake_on_cancelled (GCancellable *cancellable, gpointer user_data)
-{
-  GTask *task = user_data;
-
-  g_task_return_error (task, gg_model_error_new (GG_MODEL_ERROR_CANCELLED, NULL, "cancelled"));
-  return G_SOURCE_REMOVE;
-}
-
-static void
-fake_step_async (GgModel *model, GgModelRequest *request, GgModelDeltaFunc on_delta,
-                 gpointer delta_data, GCancellable *cancellable, GAsyncReadyCallback callback,
-                 gpointer user_data)
-{
-  TestFakeModel *self = TEST_FAKE_MODEL (model);
-  g_autoptr(GTask) task = g_task_new (model, NULL, callback, user_data);
-  JsonObject *action;
-  GgModelReply *reply;
-
-  g_ptr_array_add (self->requests, gg_model_request_ref (request));
-  if (self->next >= json_array_get_length (self->actions))
-    {
-      reply = gg_model_reply_new ();
-      reply->text = g_strdup ("(fake exhausted)");
-      g_task_return_pointer (task, reply, (GDestroyNotify) gg_model_reply_free);
-      return;
-    }
-  action = json_array_get_object_element (self->actions, self->next++);
-
-  if (json_object_has_member (action, "hang"))
-    {
-      GSource *source;
-
-      g_assert_nonnull (cancellable);
-      source = g_cancellable_source_new (cancellable);
-      g_source_set_callback (source, (GSourceFunc) (void (*) (void)) fake_on_cancelled,
-                             g_object_ref (task), g_object_unref);
-      g_source_attach (source, NULL);
-      g_source_unref (source);
-      return;
-    }
-  if (json_object_has_member (action, "deltas") && on_delta != NULL)
-    {
-      JsonArray *deltas = json_object_get_array_member (action, "deltas");
-      for (guint i = 0; i < json_array_get_length (deltas); i++)
-        on_delta (json_array_get_string_element (deltas, i), FALSE, delta_data);
-    }
-  if (json_object_has_member (action, "error"))
-    {
-      GgModelError code;
-      g_assert_true (gg_model_error_from_name (json_object_get_string_member (action, "error"), &code));
-      g_task_return_error (task, gg_model_error_new (code, NULL, "fake %s",
-                                                     json_object_get_string_member (action, "error")));
-      return;
-    }
-
-  reply = gg_model_reply_new ();
-  fake_usage (action, reply);
-  if (json_object_has_member (action, "toolCalls"))
-    reply->tool_calls = json_array_ref (json_object_get_array_member (action, "toolCalls"));
-  else if (json_object_has_member (action, "json"))
-    reply->json = json_node_copy (json_object_get_member (action, "json"));
-  else
-    {
-      reply->text = g_strdup (json_object_get_string_member (action, "text"));
-    }
-  g_task_return_pointer (task, reply, (GDestroyNotify) gg_model_reply_free);
-}
-
-static GgModelReply *
-fake_step_finish (GgModel *model, GAsyncResult *result, GError **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-static gint64
-fake_get_context_size (GgModel *model)
-{
-  return TEST_FAKE_MODEL (model)->context_size;
-}
-
-static void
-fake_iface_init (GgModelInterface *iface)
-{
-  iface->step_async = fake_step_async;
-  iface->step_finish = fake_step_finish;
-  iface->get_context_size = fake_get_context_size;
-}
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (TestFakeModel, test_fake_model, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (GG_TYPE_MODEL, fake_iface_init))
-
-static void
-test_fake_model_finalize (GObject *object)
-{
-  TestFakeModel *self = TEST_FAKE_MODEL (object);
-
-  json_array_unref (self->actions);
-  g_ptr_array_unref (self->requests);
-  G_OBJECT_CLASS (test_fake_model_parent_class)->finalize (object);
-}
-
-static void
-test_fake_model_class_init (TestFakeModelClass *klass)
-{
-  G_OBJECT_CLASS (klass)->finalize = test_fake_model_finalize;
-}
-
-static void
-test_fake_model_init (TestFakeModel *self)
-{
-  self->requests = g_ptr_array_new_with_free_func ((GDestroyNotify) gg_model_request_unref);
-  self->context_size = 8192;
-}
-
-static TestFakeModel *
-fake_model_new (const char *actions)
-{
-  TestFakeModel *self = g_object_new (TEST_TYPE_FAKE_MODEL, NULL);
-
-  self->actions = parse_array (actions);
-  return self;
-}
-
-static GgModelRequest *
-fake_request (TestFakeModel *model, guint i)
-{
-  g_assert_cmpuint (i, <, model->requests->len);
-  return g_ptr_array_index (model->requests, i);
-}
-
 /* ---- the real scripted model ------------------------------------------- */
 
 static GgBus *bus;
@@ -240,32 +82,11 @@ static GgBus *bus;
 static void
 load_scripted_plugin (void)
 {
-  const char *path = g_getenv ("GAMEGATE_PLUGIN_PATH");
-  g_auto(GStrv) dirs = g_strsplit (path != NULL ? path : "", ":", -1);
+  g_autoptr(GError) error = NULL;
 
   bus = gg_bus_new ();
-  for (guint i = 0; dirs[i] != NULL; i++)
-    {
-      g_autofree char *file = g_build_filename (dirs[i], "model-scripted.so", NULL);
-      GModule *module;
-      GgPluginDescribeFunc describe = NULL;
-      g_autoptr(GgPlugin) plugin = NULL;
-      g_autoptr(GError) error = NULL;
-
-      if (!g_file_test (file, G_FILE_TEST_EXISTS))
-        continue;
-      module = g_module_open (file, G_MODULE_BIND_LOCAL);
-      g_assert_nonnull (module);
-      g_assert_true (g_module_symbol (module, GG_PLUGIN_ENTRY_SYMBOL, (gpointer *) &describe));
-      g_module_make_resident (module);
-      g_assert_true (gg_plugin_descriptor_check (describe (), NULL));
-      g_assert_cmpstr (describe ()->name, ==, "model-scripted");
-      plugin = gg_plugin_new (describe (), file, bus, NULL);
-      g_assert_true (gg_plugin_setup (plugin, &error));
-      g_assert_no_error (error);
-      return;
-    }
-  g_error ("model-scripted.so not found in GAMEGATE_PLUGIN_PATH (%s)", path);
+  g_assert_nonnull (gg_test_load_plugin (bus, "model-scripted", NULL, &error));
+  g_assert_no_error (error);
 }
 
 static GgModel *
@@ -543,9 +364,9 @@ test_tool_round_events (void)
 
 static void
 run_choice (GgToolChoiceKind choice, const char *forced, const char *actions,
-            const char *expected_modes, TestFakeModel **out_model)
+            const char *expected_modes, GgTestFakeModel **out_model)
 {
-  TestFakeModel *model = fake_model_new (actions);
+  GgTestFakeModel *model = gg_test_fake_model_new (actions);
   g_autoptr(GgAgentTurn) turn = NULL;
   GgAgentPolicy policy;
   g_autofree char *modes = NULL;
@@ -567,30 +388,30 @@ static void
 test_tool_choice (void)
 {
   const char *round = "[{\"toolCalls\":[{\"name\":\"look\"}]},{\"text\":\"done\"}]";
-  TestFakeModel *model = NULL;
+  GgTestFakeModel *model = NULL;
 
   run_choice (GG_TOOL_CHOICE_AUTO, NULL, round,
               "allowed[\"look\",\"open_gate\",\"ring_bell\"] allowed[\"look\",\"open_gate\",\"ring_bell\"]", &model);
-  g_assert_cmpint (fake_request (model, 0)->tool_mode, ==, GG_TOOL_MODE_ALLOWED);
-  g_assert_cmpuint (json_array_get_length (fake_request (model, 0)->tools), ==, 3);
+  g_assert_cmpint (gg_test_fake_model_get_request (model, 0)->tool_mode, ==, GG_TOOL_MODE_ALLOWED);
+  g_assert_cmpuint (json_array_get_length (gg_test_fake_model_get_request (model, 0)->tools), ==, 3);
   g_clear_object (&model);
 
   run_choice (GG_TOOL_CHOICE_NONE, NULL, "[{\"text\":\"done\"}]", "none[]", &model);
-  g_assert_cmpint (fake_request (model, 0)->tool_mode, ==, GG_TOOL_MODE_NONE);
-  g_assert_cmpuint (json_array_get_length (fake_request (model, 0)->tools), ==, 0);
+  g_assert_cmpint (gg_test_fake_model_get_request (model, 0)->tool_mode, ==, GG_TOOL_MODE_NONE);
+  g_assert_cmpuint (json_array_get_length (gg_test_fake_model_get_request (model, 0)->tools), ==, 0);
   g_clear_object (&model);
 
   run_choice (GG_TOOL_CHOICE_REQUIRED, NULL, round,
               "required[\"look\",\"open_gate\",\"ring_bell\"] allowed[\"look\",\"open_gate\",\"ring_bell\"]", &model);
-  g_assert_cmpint (fake_request (model, 0)->tool_mode, ==, GG_TOOL_MODE_REQUIRED);
-  g_assert_cmpint (fake_request (model, 1)->tool_mode, ==, GG_TOOL_MODE_ALLOWED);
+  g_assert_cmpint (gg_test_fake_model_get_request (model, 0)->tool_mode, ==, GG_TOOL_MODE_REQUIRED);
+  g_assert_cmpint (gg_test_fake_model_get_request (model, 1)->tool_mode, ==, GG_TOOL_MODE_ALLOWED);
   g_clear_object (&model);
 
   /* {tool}: only that tool on the first step, all afterwards. */
   run_choice (GG_TOOL_CHOICE_TOOL, "ring_bell", "[{\"toolCalls\":[{\"name\":\"ring_bell\"}]},{\"text\":\"done\"}]",
               "required[\"ring_bell\"] allowed[\"look\",\"open_gate\",\"ring_bell\"]", &model);
   {
-    g_autofree char *tools = array_string (fake_request (model, 0)->tools);
+    g_autofree char *tools = array_string (gg_test_fake_model_get_request (model, 0)->tools);
     g_assert_cmpstr (tools, ==, "[{\"name\":\"ring_bell\",\"description\":\"Ring\",\"parameters\":"
                                 "{\"type\":\"object\",\"properties\":{}}}]");
   }
@@ -600,7 +421,7 @@ test_tool_choice (void)
   run_choice (GG_TOOL_CHOICE_EXPLICIT, NULL, "[{\"toolCalls\":[{\"name\":\"respond_directly\"}]},{\"text\":\"done\"}]",
               "required[\"look\",\"open_gate\",\"ring_bell\",\"respond_directly\"] none[]", &model);
   {
-    GgModelRequest *first = fake_request (model, 0);
+    GgModelRequest *first = gg_test_fake_model_get_request (model, 0);
     JsonObject *builtin = json_array_get_object_element (first->tools, 3);
     g_autofree char *parameters = NULL;
     g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (),
@@ -609,7 +430,7 @@ test_tool_choice (void)
     parameters = json_to_string (node, FALSE);
     g_assert_cmpstr (json_object_get_string_member (builtin, "name"), ==, "respond_directly");
     g_assert_cmpstr (parameters, ==, "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}");
-    g_assert_cmpint (fake_request (model, 1)->tool_mode, ==, GG_TOOL_MODE_NONE);
+    g_assert_cmpint (gg_test_fake_model_get_request (model, 1)->tool_mode, ==, GG_TOOL_MODE_NONE);
   }
   /* Not executed, not counted, not reported. */
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (run.result, "toolCalls")), ==, 0);
@@ -627,7 +448,7 @@ test_tool_choice (void)
 static void
 test_tool_choice_unknown (void)
 {
-  g_autoptr(TestFakeModel) model = fake_model_new ("[]");
+  g_autoptr(GgTestFakeModel) model = gg_test_fake_model_new ("[]");
   g_autoptr(GgAgentTurn) turn = NULL;
   GgAgentPolicy policy;
 
@@ -648,7 +469,7 @@ test_tool_choice_unknown (void)
 static void
 test_enabled_tools (void)
 {
-  g_autoptr(TestFakeModel) model = fake_model_new ("[{\"toolCalls\":[{\"name\":\"look\"}]},{\"text\":\"done\"}]");
+  g_autoptr(GgTestFakeModel) model = gg_test_fake_model_new ("[{\"toolCalls\":[{\"name\":\"look\"}]},{\"text\":\"done\"}]");
   g_autoptr(GgAgentTurn) turn = NULL;
   g_autofree char *modes = NULL;
   GgAgentPolicy policy;
@@ -676,9 +497,9 @@ static void
 test_max_tool_rounds (void)
 {
   const char *two_rounds = "[{\"toolCalls\":[{\"name\":\"look\"}]},{\"toolCalls\":[{\"name\":\"look\"}]},{\"text\":\"done\"}]";
-  g_autoptr(TestFakeModel) model = fake_model_new (two_rounds);
-  g_autoptr(TestFakeModel) zero = fake_model_new ("[{\"text\":\"plain\"}]");
-  g_autoptr(TestFakeModel) insisting = fake_model_new (two_rounds);
+  g_autoptr(GgTestFakeModel) model = gg_test_fake_model_new (two_rounds);
+  g_autoptr(GgTestFakeModel) zero = gg_test_fake_model_new ("[{\"text\":\"plain\"}]");
+  g_autoptr(GgTestFakeModel) insisting = gg_test_fake_model_new (two_rounds);
   g_autoptr(GgAgentTurn) turn = NULL;
   g_autofree char *modes = NULL;
   GgAgentPolicy policy;
@@ -704,7 +525,7 @@ test_max_tool_rounds (void)
   g_assert_no_error (run.error);
   modes = modes_string ();
   g_assert_cmpstr (modes, ==, "none[]");
-  g_assert_cmpuint (json_array_get_length (fake_request (zero, 0)->tools), ==, 0);
+  g_assert_cmpuint (json_array_get_length (gg_test_fake_model_get_request (zero, 0)->tools), ==, 0);
   g_clear_object (&turn);
 
   /* A model calling tools when they are off fails the turn. */
@@ -720,7 +541,7 @@ test_max_tool_rounds (void)
 static void
 test_max_tool_calls (void)
 {
-  g_autoptr(TestFakeModel) model = fake_model_new (
+  g_autoptr(GgTestFakeModel) model = gg_test_fake_model_new (
     "[{\"toolCalls\":[{\"id\":\"a\",\"name\":\"look\"},{\"id\":\"b\",\"name\":\"fly\"},{\"id\":\"c\",\"name\":\"ring_bell\"}]},"
     "{\"toolCalls\":[{\"id\":\"d\",\"name\":\"look\"},{\"id\":\"e\",\"name\":\"open_gate\",\"arguments\":{\"gate\":\"x\"}}]},"
     "{\"text\":\"done\"}]");
@@ -774,7 +595,7 @@ test_max_tool_calls (void)
     "{\"role\":\"tool\",\"callId\":\"e\",\"name\":\"open_gate\",\"output\":\"Error: Too many tool calls in this turn (limit 3).\"},"
     "{\"role\":\"assistant\",\"text\":\"done\"}]");
   /* The model saw the same transcript in its last step. */
-  g_assert_cmpuint (json_array_get_length (fake_request (model, 2)->transcript), ==, 8);
+  g_assert_cmpuint (json_array_get_length (gg_test_fake_model_get_request (model, 2)->transcript), ==, 8);
 }
 
 static void
@@ -1031,7 +852,7 @@ test_cancel_during_delay (void)
 
   /* The fake model's hanging step is cancelled the same way. */
   {
-    g_autoptr(TestFakeModel) fake = fake_model_new ("[{\"hang\":true}]");
+    g_autoptr(GgTestFakeModel) fake = gg_test_fake_model_new ("[{\"hang\":true}]");
     g_autoptr(GgAgentTurn) hanging = turn_new (GG_MODEL (fake), NULL, "Go", NULL);
     g_autoptr(GCancellable) cancellable = g_cancellable_new ();
 
@@ -1078,7 +899,7 @@ test_cancel_with_outstanding_call (void)
 static void
 test_cancel_from_executor (void)
 {
-  g_autoptr(TestFakeModel) model = fake_model_new ("[{\"toolCalls\":[{\"name\":\"look\"},{\"name\":\"ring_bell\"}]}]");
+  g_autoptr(GgTestFakeModel) model = gg_test_fake_model_new ("[{\"toolCalls\":[{\"name\":\"look\"},{\"name\":\"ring_bell\"}]}]");
   g_autoptr(GgAgentTurn) turn = turn_new (GG_MODEL (model), TOOLS_THREE, "Go", NULL);
 
   /* Cancelled by an event handler in the middle of a round. */
@@ -1240,7 +1061,7 @@ test_schema (void)
   const char *schema = "{\"type\":\"object\",\"properties\":{\"choice\":{\"type\":\"string\"}},\"required\":[\"choice\"]}";
 
   {
-    g_autoptr(TestFakeModel) model = fake_model_new ("[{\"toolCalls\":[{\"name\":\"x\"}]},"
+    g_autoptr(GgTestFakeModel) model = gg_test_fake_model_new ("[{\"toolCalls\":[{\"name\":\"x\"}]},"
                                                      "{\"json\":{\"reasoning\":\"r\",\"choice\":\"refuse\"}}]");
     g_autofree char *sent = NULL;
 
@@ -1256,10 +1077,10 @@ test_schema (void)
     /* Every step carries the schema. */
     for (guint i = 0; i < 2; i++)
       {
-        sent = json_to_string (fake_request (model, i)->output_schema, FALSE);
+        sent = json_to_string (gg_test_fake_model_get_request (model, i)->output_schema, FALSE);
         g_assert_cmpstr (sent, ==, schema);
-        g_assert_cmpstr (fake_request (model, i)->schema_name, ==, "Response");
-        g_assert_cmpstr (fake_request (model, i)->instructions, ==, "Decide.");
+        g_assert_cmpstr (gg_test_fake_model_get_request (model, i)->schema_name, ==, "Response");
+        g_assert_cmpstr (gg_test_fake_model_get_request (model, i)->instructions, ==, "Decide.");
         g_clear_pointer (&sent, g_free);
       }
   }
@@ -1304,7 +1125,7 @@ static void
 test_schema_validation (void)
 {
   {
-    g_autoptr(TestFakeModel) model = fake_model_new ("[{\"json\":{\"choice\":5}}]");
+    g_autoptr(GgTestFakeModel) model = gg_test_fake_model_new ("[{\"json\":{\"choice\":5}}]");
     JsonObject *data;
 
     run_reset ();
@@ -1319,7 +1140,7 @@ test_schema_validation (void)
   }
   {
     /* An unusable schema fails before the model is asked anything. */
-    g_autoptr(TestFakeModel) model = fake_model_new ("[{\"json\":{\"choice\":\"a\"}}]");
+    g_autoptr(GgTestFakeModel) model = gg_test_fake_model_new ("[{\"json\":{\"choice\":\"a\"}}]");
     run_reset ();
     run_schema_turn (GG_MODEL (model), "{\"type\":\"no such type\"}");
     g_assert_error (run.error, GG_MODEL_ERROR, GG_MODEL_ERROR_INVALID_SCHEMA);
@@ -1328,7 +1149,7 @@ test_schema_validation (void)
     g_assert_cmpuint (run.events->len, ==, 0);
   }
   {
-    g_autoptr(TestFakeModel) model = fake_model_new ("[{\"json\":{\"choice\":\"a\"}}]");
+    g_autoptr(GgTestFakeModel) model = gg_test_fake_model_new ("[{\"json\":{\"choice\":\"a\"}}]");
     run_reset ();
     run_schema_turn (GG_MODEL (model), "{\"type\":\"object\",\"properties\":{\"choice\":{\"enum\":[\"a\",\"b\"]}}}");
     g_assert_no_error (run.error);
@@ -1409,7 +1230,7 @@ test_retries (void)
   }
   /* Streamed text of a failed attempt is replaced by the retry's. */
   {
-    g_autoptr(TestFakeModel) model = fake_model_new (
+    g_autoptr(GgTestFakeModel) model = gg_test_fake_model_new (
       "[{\"error\":\"generation_failed\",\"deltas\":[\"a\",\"b\"]},{\"text\":\"cd\",\"deltas\":[\"c\",\"d\"]}]");
     g_autoptr(GgAgentTurn) turn = NULL;
     turn = turn_new (GG_MODEL (model), NULL, "Go", &policy);
@@ -1418,7 +1239,7 @@ test_retries (void)
     run_turn (turn, NULL);
     g_assert_no_error (run.error);
     g_assert_cmpstr (json_object_get_string_member (run.result, "text"), ==, "cd");
-    g_assert_true (fake_request (model, 0)->stream);
+    g_assert_true (gg_test_fake_model_get_request (model, 0)->stream);
     {
       const char *events[] = {
         "{\"type\":\"modelStep\",\"step\":{\"index\":0,\"completedToolRounds\":0,\"toolCallingMode\":\"allowed\","
@@ -1439,9 +1260,9 @@ static void
 test_text_events (void)
 {
   /* The model's stream and its final text disagree: a reset fixes it. */
-  g_autoptr(TestFakeModel) model = fake_model_new (
+  g_autoptr(GgTestFakeModel) model = gg_test_fake_model_new (
     "[{\"toolCalls\":[{\"name\":\"look\"}]},{\"text\":\"Hello world\",\"deltas\":[\"Hel\",\"lo\"]}]");
-  g_autoptr(TestFakeModel) retried = fake_model_new (
+  g_autoptr(GgTestFakeModel) retried = gg_test_fake_model_new (
     "[{\"error\":\"busy\"},{\"text\":\"Fresh\",\"deltas\":[\"Fr\",\"esh\"]}]");
   g_autoptr(GgAgentTurn) turn = turn_new (GG_MODEL (model), TOOLS_THREE, "Go", NULL);
   const char *tail[] = {
@@ -1512,7 +1333,7 @@ test_partial_events (void)
 {
   /* A model streaming its JSON text in pieces. */
   {
-    g_autoptr(TestFakeModel) model = fake_model_new (
+    g_autoptr(GgTestFakeModel) model = gg_test_fake_model_new (
       "[{\"text\":\"{\\\"choice\\\": \\\"accept\\\", \\\"n\\\": 12, \\\"ok\\\": true}\","
       "\"deltas\":[\"{\\\"cho\", \"ice\\\": \\\"ac\", \"cept\\\", \\\"n\\\": 1\", \"2, \\\"ok\\\": tr\", \"ue\", \"}\"]}]");
     g_autoptr(GgAgentTurn) turn = partial_turn_new (GG_MODEL (model), NULL);
@@ -1537,7 +1358,7 @@ test_partial_events (void)
   /* Nothing streamed: one partial, the answer. A stream that broke off
    * (a failed attempt) is followed by the retry's values. */
   {
-    g_autoptr(TestFakeModel) model = fake_model_new (
+    g_autoptr(GgTestFakeModel) model = gg_test_fake_model_new (
       "[{\"error\":\"generation_failed\",\"deltas\":[\"{\\\"choice\\\": \\\"x\"]},"
       "{\"json\":{\"choice\":\"b\"}}]");
     GgAgentPolicy policy;
@@ -1561,7 +1382,7 @@ test_partial_events (void)
 
   /* Text that is no JSON shows nothing and fails at the end. */
   {
-    g_autoptr(TestFakeModel) model = fake_model_new ("[{\"text\":\"{\\\"choice\\\"}\",\"deltas\":[\"{\\\"cho\",\"ice\\\"}\"]}]");
+    g_autoptr(GgTestFakeModel) model = gg_test_fake_model_new ("[{\"text\":\"{\\\"choice\\\"}\",\"deltas\":[\"{\\\"cho\",\"ice\\\"}\"]}]");
     g_autoptr(GgAgentTurn) turn = partial_turn_new (GG_MODEL (model), NULL);
     const char *events[] = { STEP0_EVENT, "{\"type\":\"partial\",\"value\":{}}", NULL };
 
@@ -1641,7 +1462,7 @@ test_trimming (void)
   gg_agent_policy_init (&policy);
   policy.reserved_response_tokens = 100;
   {
-    g_autoptr(TestFakeModel) model = fake_model_new ("[{\"toolCalls\":[{\"name\":\"look\"}]},{\"text\":\"ok\"}]");
+    g_autoptr(GgTestFakeModel) model = gg_test_fake_model_new ("[{\"toolCalls\":[{\"name\":\"look\"}]},{\"text\":\"ok\"}]");
     g_autoptr(GgAgentTurn) turn = NULL;
     g_autoptr(JsonArray) tools = parse_array (TOOLS_THREE);
     JsonArray *steps;
@@ -1660,7 +1481,7 @@ test_trimming (void)
     g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (steps, 1), "trimmedEntries"), >=,
                      json_object_get_int_member (json_array_get_object_element (steps, 0), "trimmedEntries"));
     {
-      GgModelRequest *first = fake_request (model, 0);
+      GgModelRequest *first = gg_test_fake_model_get_request (model, 0);
       gint64 trimmed = json_object_get_int_member (json_array_get_object_element (steps, 0), "trimmedEntries");
       JsonObject *oldest = json_array_get_object_element (first->transcript, 0);
 
@@ -1673,7 +1494,7 @@ test_trimming (void)
 
   /* No trimming: over budget fails. */
   {
-    g_autoptr(TestFakeModel) model = fake_model_new ("[{\"text\":\"ok\"}]");
+    g_autoptr(GgTestFakeModel) model = gg_test_fake_model_new ("[{\"text\":\"ok\"}]");
     g_autoptr(GgAgentTurn) turn = NULL;
 
     model->context_size = 700;
@@ -1690,7 +1511,7 @@ test_trimming (void)
 
   /* The current turn alone is too big: fails even with trimming. */
   {
-    g_autoptr(TestFakeModel) model = fake_model_new ("[{\"text\":\"ok\"}]");
+    g_autoptr(GgTestFakeModel) model = gg_test_fake_model_new ("[{\"text\":\"ok\"}]");
     g_autoptr(GgAgentTurn) turn = NULL;
     g_autofree char *prompt = g_strnfill (4000, 'p');
 
@@ -1704,14 +1525,14 @@ test_trimming (void)
 
   /* Everything fits: nothing trimmed, everything sent. */
   {
-    g_autoptr(TestFakeModel) model = fake_model_new ("[{\"text\":\"ok\"}]");
+    g_autoptr(GgTestFakeModel) model = gg_test_fake_model_new ("[{\"text\":\"ok\"}]");
     g_autoptr(GgAgentTurn) turn = gg_agent_turn_new (GG_MODEL (model), NULL, history, NULL, "Go", NULL, &policy);
 
     run_reset ();
     gg_agent_turn_set_event_func (turn, on_event, NULL, NULL);
     run_turn (turn, NULL);
     g_assert_no_error (run.error);
-    g_assert_cmpuint (json_array_get_length (fake_request (model, 0)->transcript), ==, 21);
+    g_assert_cmpuint (json_array_get_length (gg_test_fake_model_get_request (model, 0)->transcript), ==, 21);
     g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (
                        json_object_get_array_member (run.result, "steps"), 0), "trimmedEntries"), ==, 0);
   }
@@ -1721,7 +1542,7 @@ test_trimming (void)
 /* Runs one turn of @history on @model and returns its first step's
  * trimmedEntries; @sent receives the first request's transcript length. */
 static gint64
-trimmed_by (TestFakeModel       *model,
+trimmed_by (GgTestFakeModel       *model,
             JsonArray           *history,
             const GgAgentPolicy *policy,
             guint               *sent)
@@ -1733,7 +1554,7 @@ trimmed_by (TestFakeModel       *model,
   run_reset ();
   run_turn (turn, NULL);
   g_assert_no_error (run.error);
-  *sent = json_array_get_length (fake_request (model, before)->transcript);
+  *sent = json_array_get_length (gg_test_fake_model_get_request (model, before)->transcript);
   return json_object_get_int_member (json_array_get_object_element (
            json_object_get_array_member (run.result, "steps"), 0), "trimmedEntries");
 }
@@ -1747,7 +1568,7 @@ test_trimming_remembered (void)
   g_autoptr(JsonArray) long_history = history_of_turns (40, 400);
   g_autoptr(JsonArray) short_history = history_of_turns (1, 10);
   g_autoptr(JsonArray) doubled = history_of_turns (3, 400);
-  g_autoptr(TestFakeModel) shared = fake_model_new ("[{\"text\":\"ok\"},{\"text\":\"ok\"},{\"text\":\"ok\"},"
+  g_autoptr(GgTestFakeModel) shared = gg_test_fake_model_new ("[{\"text\":\"ok\"},{\"text\":\"ok\"},{\"text\":\"ok\"},"
                                                     "{\"text\":\"ok\"},{\"text\":\"ok\"},{\"text\":\"ok\"}]");
   JsonArray *histories[] = { long_history, short_history, long_history, doubled, long_history };
   GgAgentPolicy policy;
@@ -1760,7 +1581,7 @@ test_trimming_remembered (void)
   shared->context_size = 1500;
   for (guint i = 0; i < G_N_ELEMENTS (histories); i++)
     {
-      g_autoptr(TestFakeModel) fresh = fake_model_new ("[{\"text\":\"ok\"}]");
+      g_autoptr(GgTestFakeModel) fresh = gg_test_fake_model_new ("[{\"text\":\"ok\"}]");
       guint sent_shared = 0;
       guint sent_fresh = 0;
       gint64 trimmed_shared;
@@ -1780,7 +1601,7 @@ test_trimming_remembered (void)
 static void
 test_usage_sums (void)
 {
-  g_autoptr(TestFakeModel) model = fake_model_new (
+  g_autoptr(GgTestFakeModel) model = gg_test_fake_model_new (
     "[{\"toolCalls\":[{\"name\":\"look\"}],\"usage\":[100,0,10]},"
     "{\"toolCalls\":[{\"name\":\"look\"}],\"usage\":[150,90,12]},"
     "{\"text\":\"done\",\"usage\":[200,140,5]}]");
@@ -1800,7 +1621,7 @@ static void
 test_hostile_model_output (void)
 {
   /* Calls without names, non-object calls, null arguments, odd ids. */
-  g_autoptr(TestFakeModel) model = fake_model_new (
+  g_autoptr(GgTestFakeModel) model = gg_test_fake_model_new (
     "[{\"toolCalls\":[42,{\"name\":7},{\"name\":\"look\",\"arguments\":null,\"id\":\"\"},"
     "{\"name\":\"look\",\"arguments\":\"{not json\",\"id\":5}]},{\"text\":\"done\"}]");
   g_autoptr(GgAgentTurn) turn = turn_new (GG_MODEL (model), TOOLS_THREE, "Go", NULL);
@@ -1833,7 +1654,7 @@ test_hostile_model_output (void)
 static void
 test_non_object_arguments (void)
 {
-  g_autoptr(TestFakeModel) model = fake_model_new (
+  g_autoptr(GgTestFakeModel) model = gg_test_fake_model_new (
     "[{\"toolCalls\":[{\"name\":\"look\",\"arguments\":\"{}\"},{\"name\":\"look\",\"arguments\":[1]},"
     "{\"name\":\"look\",\"arguments\":5},{\"name\":\"look\",\"arguments\":{\"at\":\"gate\"}}]},"
     "{\"text\":\"done\"}]");
@@ -1897,7 +1718,7 @@ test_thread_default_context (void)
 static void
 test_request_fields (void)
 {
-  g_autoptr(TestFakeModel) model = fake_model_new ("[{\"toolCalls\":[{\"name\":\"look\",\"id\":\"x\"}]},{\"text\":\"ok\"}]");
+  g_autoptr(GgTestFakeModel) model = gg_test_fake_model_new ("[{\"toolCalls\":[{\"name\":\"look\",\"id\":\"x\"}]},{\"text\":\"ok\"}]");
   g_autoptr(JsonArray) history = parse_array (
     "[{\"role\":\"assistant\",\"text\":\"Welcome.\"},42,\"text\",null,"
     "{\"role\":\"user\",\"text\":\"Hi\"},{\"role\":\"assistant\",\"text\":\"Hello\"}]");
@@ -1921,8 +1742,8 @@ test_request_fields (void)
   run_turn (turn, NULL);
   g_assert_no_error (run.error);
 
-  first = fake_request (model, 0);
-  second = fake_request (model, 1);
+  first = gg_test_fake_model_get_request (model, 0);
+  second = gg_test_fake_model_get_request (model, 1);
   g_assert_cmpstr (first->instructions, ==, "You are a guard.");
   g_assert_cmpfloat (first->temperature, ==, 0.7);
   g_assert_cmpint (first->max_tokens, ==, 64);

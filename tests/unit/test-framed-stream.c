@@ -16,17 +16,16 @@
 #include <gio/gunixoutputstream.h>
 #include <glib-unix.h>
 
+#include "gg-test-stream.h"
 #include "gg-test-util.h"
 
 typedef struct {
-  int              test_fd;     /* our end: raw writes, non-blocking reads */
-  int              test_rfd;    /* where the stream's output arrives */
+  GgTestStreamPair pair;        /* our end: raw writes, what the stream wrote */
   GgFramedStream  *fs;
   GPtrArray       *messages;    /* char *, NUL-terminated copies */
   GPtrArray       *errors;      /* GError * */
   guint            closed;
   GError          *closed_error;
-  GString         *received;
   gboolean         unref_in_handler;
   gboolean         close_in_handler;
 } Fixture;
@@ -71,12 +70,6 @@ on_closed (GgFramedStream *fs, const GError *error, gpointer user_data)
 }
 
 static void
-set_nonblocking (int fd)
-{
-  g_assert_true (g_unix_set_fd_nonblocking (fd, TRUE, NULL));
-}
-
-static void
 connect_signals (Fixture *f)
 {
   g_signal_connect (f->fs, "message", G_CALLBACK (on_message), f);
@@ -89,26 +82,16 @@ fixture_init (Fixture *f)
 {
   f->messages = g_ptr_array_new_with_free_func (g_free);
   f->errors = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
-  f->received = g_string_new (NULL);
 }
 
 /* A socketpair; the library side wrapped in a GSocketConnection. */
 static void
 setup_socket (Fixture *f, GgFraming framing)
 {
-  int sv[2];
-  g_autoptr(GSocket) sock = NULL;
-  g_autoptr(GSocketConnection) conn = NULL;
+  g_autoptr(GIOStream) conn = gg_test_stream_pair_open_socket (&f->pair);
 
   fixture_init (f);
-  g_assert_cmpint (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), ==, 0);
-  sock = g_socket_new_from_fd (sv[0], NULL);
-  g_assert_nonnull (sock);
-  conn = g_socket_connection_factory_create_connection (sock);
-  f->test_fd = sv[1];
-  f->test_rfd = sv[1];
-  set_nonblocking (f->test_fd);
-  f->fs = gg_framed_stream_new_for_io_stream (G_IO_STREAM (conn), framing);
+  f->fs = gg_framed_stream_new_for_io_stream (conn, framing);
   connect_signals (f);
 }
 
@@ -116,19 +99,11 @@ setup_socket (Fixture *f, GgFraming framing)
 static void
 setup_pipes (Fixture *f, GgFraming framing)
 {
-  int in[2], out[2];
   g_autoptr(GInputStream) input = NULL;
   g_autoptr(GOutputStream) output = NULL;
 
+  gg_test_stream_pair_open_pipes (&f->pair, &input, &output);
   fixture_init (f);
-  g_assert_true (g_unix_open_pipe (in, FD_CLOEXEC, NULL));
-  g_assert_true (g_unix_open_pipe (out, FD_CLOEXEC, NULL));
-  input = g_unix_input_stream_new (in[0], TRUE);
-  output = g_unix_output_stream_new (out[1], TRUE);
-  f->test_fd = in[1];
-  f->test_rfd = out[0];
-  set_nonblocking (f->test_fd);
-  set_nonblocking (f->test_rfd);
   f->fs = gg_framed_stream_new (input, output, framing);
   connect_signals (f);
 }
@@ -137,50 +112,35 @@ static void
 fixture_free (Fixture *f)
 {
   g_clear_object (&f->fs);
-  /* Let cancelled operations finish before the next test. */
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-  if (f->test_fd >= 0)
-    close (f->test_fd);
-  if (f->test_rfd != f->test_fd && f->test_rfd >= 0)
-    close (f->test_rfd);
+  gg_test_stream_pair_clear (&f->pair);
   g_ptr_array_unref (f->messages);
   g_ptr_array_unref (f->errors);
   g_clear_error (&f->closed_error);
-  g_string_free (f->received, TRUE);
-}
-
-static gboolean
-tick_cb (gpointer data)
-{
-  return G_SOURCE_CONTINUE;
 }
 
 typedef gboolean (*Cond) (Fixture *f, gpointer data);
+
+typedef struct {
+  Fixture *f;
+  Cond     cond;
+  gpointer data;
+} CondCall;
+
+static gboolean
+cond_call (gpointer data)
+{
+  CondCall *call = data;
+
+  return call->cond (call->f, call->data);
+}
 
 /* Runs the main loop until @cond holds; fails the test after 10 s. */
 static void
 spin_until (Fixture *f, Cond cond, gpointer data)
 {
-  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-  guint tick = g_timeout_add (5, tick_cb, NULL);
+  CondCall call = { f, cond, data };
 
-  while (!cond (f, data))
-    {
-      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-      g_main_context_iteration (NULL, TRUE);
-      /* collect whatever the stream wrote */
-      for (;;)
-        {
-          char buf[65536];
-          ssize_t n = read (f->test_rfd, buf, sizeof buf);
-
-          if (n <= 0)
-            break;
-          g_string_append_len (f->received, buf, n);
-        }
-    }
-  g_source_remove (tick);
+  gg_test_stream_pair_spin_until (&f->pair, cond_call, &call);
 }
 
 static gboolean
@@ -192,34 +152,14 @@ drained (Fixture *f, gpointer data)
 static void
 spin_idle (Fixture *f)
 {
-  /* A few rounds so reads scheduled by reads complete too. */
-  for (int i = 0; i < 3; i++)
-    {
-      spin_until (f, drained, NULL);
-      g_usleep (1000);
-    }
-  spin_until (f, drained, NULL);
+  gg_test_stream_pair_spin_idle (&f->pair);
 }
 
 /* Writes raw bytes, running the loop while the socket buffer is full. */
 static void
 feed (Fixture *f, const char *data, gsize len)
 {
-  gsize done = 0;
-
-  while (done < len)
-    {
-      ssize_t n = write (f->test_fd, data + done, len - done);
-
-      if (n < 0)
-        {
-          if (errno != EAGAIN && errno != EINTR)
-            g_error ("write: %s", g_strerror (errno));
-          g_main_context_iteration (NULL, FALSE);
-          continue;
-        }
-      done += (gsize) n;
-    }
+  gg_test_stream_pair_feed (&f->pair, data, len);
 }
 
 static void
@@ -242,12 +182,12 @@ feed_bytewise (Fixture *f, const char *s)
 static void
 end_input (Fixture *f)
 {
-  if (f->test_fd == f->test_rfd)
-    g_assert_cmpint (shutdown (f->test_fd, SHUT_WR), ==, 0);
+  if (f->pair.write_fd == f->pair.read_fd)
+    g_assert_cmpint (shutdown (f->pair.write_fd, SHUT_WR), ==, 0);
   else
     {
-      close (f->test_fd);
-      f->test_fd = -1;
+      close (f->pair.write_fd);
+      f->pair.write_fd = -1;
     }
 }
 
@@ -272,7 +212,7 @@ is_closed (Fixture *f, gpointer data)
 static gboolean
 received_len (Fixture *f, gpointer data)
 {
-  return f->received->len >= GPOINTER_TO_SIZE (data);
+  return f->pair.received->len >= GPOINTER_TO_SIZE (data);
 }
 
 static void
@@ -431,7 +371,7 @@ test_newline_pipes (void)
   g_assert_no_error (error);
   g_assert_true (gg_framed_stream_send (f.fs, "out-2", 5, &error));
   spin_until (&f, received_len, GSIZE_TO_POINTER (12));
-  g_assert_cmpstr (f.received->str, ==, "out-1\nout-2\n");
+  g_assert_cmpstr (f.pair.received->str, ==, "out-1\nout-2\n");
   end_input (&f);
   spin_until (&f, is_closed, NULL);
   fixture_free (&f);
@@ -682,7 +622,7 @@ test_send_newline (void)
   spin_until (&f, flag_set, &flushed);
   g_assert_cmpuint (gg_framed_stream_get_pending_output (f.fs), ==, 0);
   spin_until (&f, received_len, GSIZE_TO_POINTER (want->len));
-  g_assert_cmpstr (f.received->str, ==, want->str);
+  g_assert_cmpstr (f.pair.received->str, ==, want->str);
 
   /* flushing an empty queue completes at once */
   flushed = FALSE;
@@ -703,7 +643,7 @@ test_send_content_length (void)
   g_assert_true (gg_framed_stream_send (f.fs, "a\nb\n", 4, &error));
   g_assert_no_error (error);
   spin_until (&f, received_len, GSIZE_TO_POINTER (strlen (want)));
-  g_assert_cmpstr (f.received->str, ==, want);
+  g_assert_cmpstr (f.pair.received->str, ==, want);
   fixture_free (&f);
 }
 
@@ -711,7 +651,7 @@ static gboolean
 peer_saw_eof (Fixture *f, gpointer data)
 {
   char c;
-  ssize_t n = recv (f->test_fd, &c, 1, MSG_PEEK);
+  ssize_t n = recv (f->pair.write_fd, &c, 1, MSG_PEEK);
 
   return n == 0;
 }
@@ -736,7 +676,7 @@ test_close (void)
 
   /* the queued message still goes out, then the socket closes */
   spin_until (&f, received_len, GSIZE_TO_POINTER (5));
-  g_assert_cmpstr (f.received->str, ==, "last\n");
+  g_assert_cmpstr (f.pair.received->str, ==, "last\n");
   spin_until (&f, peer_saw_eof, NULL);
   spin_idle (&f);
   g_assert_cmpuint (f.messages->len, ==, 0);
@@ -843,7 +783,7 @@ test_flush_cancel (void)
   gg_framed_stream_flush_async (f.fs, NULL, flush_cb, &flushed);
   spin_until (&f, flag_set, &flushed);
   spin_until (&f, received_len, GSIZE_TO_POINTER (total));
-  g_assert_cmpuint (f.received->len, ==, total);
+  g_assert_cmpuint (f.pair.received->len, ==, total);
   fixture_free (&f);
 }
 
@@ -859,10 +799,10 @@ test_write_error (gconstpointer data)
     setup_pipes (&f, GG_FRAMING_NEWLINE);
   else
     setup_socket (&f, GG_FRAMING_NEWLINE);
-  close (f.test_rfd);
-  if (f.test_rfd == f.test_fd)
-    f.test_fd = -1;
-  f.test_rfd = -1;
+  close (f.pair.read_fd);
+  if (f.pair.read_fd == f.pair.write_fd)
+    f.pair.write_fd = -1;
+  f.pair.read_fd = -1;
 
   for (int i = 0; i < 64; i++)
     g_assert_true (gg_framed_stream_send (f.fs, chunk, strlen (chunk), NULL));
@@ -922,8 +862,8 @@ reflush_first_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   /* The reader goes away, then a send and a flush from the callback: the
    * new flush waits for the new write, which fails; it must not complete
    * successfully together with the waiter being completed now. */
-  close (r->f->test_fd);
-  r->f->test_fd = r->f->test_rfd = -1;
+  close (r->f->pair.write_fd);
+  r->f->pair.write_fd = r->f->pair.read_fd = -1;
   g_assert_true (gg_framed_stream_send (fs, "second", 6, NULL));
   gg_framed_stream_flush_async (fs, NULL, reflush_second_cb, r);
 }
@@ -968,7 +908,7 @@ test_send_too_large (void)
   /* the stream still works */
   g_assert_true (gg_framed_stream_send (f.fs, "ok", 2, NULL));
   spin_until (&f, received_len, GSIZE_TO_POINTER (23));
-  g_assert_cmpstr (f.received->str, ==, "Content-Length: 2\r\n\r\nok");
+  g_assert_cmpstr (f.pair.received->str, ==, "Content-Length: 2\r\n\r\nok");
   munmap (huge, size);
   fixture_free (&f);
 #else
@@ -1016,7 +956,7 @@ test_output_backpressure (void)
   /* Reading our output lets theirs in again. */
   spin_until (&f, received_len, GSIZE_TO_POINTER (total));
   assert_messages (&f, both);
-  g_assert_cmpuint (f.received->len, ==, total);
+  g_assert_cmpuint (f.pair.received->len, ==, total);
   fixture_free (&f);
 }
 

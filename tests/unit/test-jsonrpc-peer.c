@@ -12,13 +12,13 @@
 
 #include <glib-unix.h>
 
+#include "gg-test-stream.h"
 #include "gg-test-util.h"
 
 typedef struct {
-  int               fd;          /* test side of the socketpair */
+  GgTestStreamPair  pair;        /* test side of the socketpair */
   GgFramedStream   *fs;
   GgJsonRpcPeer    *peer;
-  GString          *received;
   GPtrArray        *held;        /* GgJsonRpcRequest * kept by "hold" */
   GPtrArray        *notes;       /* method names of notifications seen */
   guint             idle;
@@ -101,20 +101,13 @@ on_closed (GgJsonRpcPeer *peer, gpointer user_data)
 static void
 setup (Fixture *f, GgFraming framing)
 {
-  int sv[2];
-  g_autoptr(GSocket) sock = NULL;
-  g_autoptr(GSocketConnection) conn = NULL;
+  g_autoptr(GIOStream) conn = NULL;
 
   memset (f, 0, sizeof *f);
-  g_assert_cmpint (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), ==, 0);
-  sock = g_socket_new_from_fd (sv[0], NULL);
-  conn = g_socket_connection_factory_create_connection (sock);
-  f->fd = sv[1];
-  g_assert_true (g_unix_set_fd_nonblocking (f->fd, TRUE, NULL));
-  f->fs = gg_framed_stream_new_for_io_stream (G_IO_STREAM (conn), framing);
+  conn = gg_test_stream_pair_open_socket (&f->pair);
+  f->fs = gg_framed_stream_new_for_io_stream (conn, framing);
   f->peer = gg_jsonrpc_peer_new (f->fs);
   g_assert_true (gg_jsonrpc_peer_get_stream (f->peer) == f->fs);
-  f->received = g_string_new (NULL);
   f->held = g_ptr_array_new ();
   f->notes = g_ptr_array_new_with_free_func (g_free);
   gg_jsonrpc_peer_add_method (f->peer, "echo", echo_cb, NULL, NULL);
@@ -136,42 +129,33 @@ teardown (Fixture *f)
   g_ptr_array_unref (f->held);
   g_clear_object (&f->peer);
   g_clear_object (&f->fs);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-  close (f->fd);
-  g_string_free (f->received, TRUE);
+  gg_test_stream_pair_clear (&f->pair);
   g_ptr_array_unref (f->notes);
-}
-
-static gboolean
-tick_cb (gpointer data)
-{
-  return G_SOURCE_CONTINUE;
 }
 
 typedef gboolean (*Cond) (Fixture *f, gpointer data);
 
+typedef struct {
+  Fixture *f;
+  Cond     cond;
+  gpointer data;
+} CondCall;
+
+static gboolean
+cond_call (gpointer data)
+{
+  CondCall *call = data;
+
+  return call->cond (call->f, call->data);
+}
+
+/* Runs the main loop until @cond holds; fails the test after 10 s. */
 static void
 spin_until (Fixture *f, Cond cond, gpointer data)
 {
-  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-  guint tick = g_timeout_add (5, tick_cb, NULL);
+  CondCall call = { f, cond, data };
 
-  while (!cond (f, data))
-    {
-      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-      g_main_context_iteration (NULL, TRUE);
-      for (;;)
-        {
-          char buf[65536];
-          ssize_t n = read (f->fd, buf, sizeof buf);
-
-          if (n <= 0)
-            break;
-          g_string_append_len (f->received, buf, n);
-        }
-    }
-  g_source_remove (tick);
+  gg_test_stream_pair_spin_until (&f->pair, cond_call, &call);
 }
 
 static gboolean
@@ -183,32 +167,13 @@ drained (Fixture *f, gpointer data)
 static void
 spin_idle (Fixture *f)
 {
-  for (int i = 0; i < 3; i++)
-    {
-      spin_until (f, drained, NULL);
-      g_usleep (1000);
-    }
-  spin_until (f, drained, NULL);
+  gg_test_stream_pair_spin_idle (&f->pair);
 }
 
 static void
 feed (Fixture *f, const char *data, gsize len)
 {
-  gsize done = 0;
-
-  while (done < len)
-    {
-      ssize_t n = write (f->fd, data + done, len - done);
-
-      if (n < 0)
-        {
-          if (errno != EAGAIN && errno != EINTR)
-            g_error ("write: %s", g_strerror (errno));
-          g_main_context_iteration (NULL, FALSE);
-          continue;
-        }
-      done += (gsize) n;
-    }
+  gg_test_stream_pair_feed (&f->pair, data, len);
 }
 
 static void
@@ -221,7 +186,7 @@ send_line (Fixture *f, const char *line)
 static gboolean
 has_line (Fixture *f, gpointer data)
 {
-  return memchr (f->received->str, '\n', f->received->len) != NULL;
+  return memchr (f->pair.received->str, '\n', f->pair.received->len) != NULL;
 }
 
 /* The next line the peer wrote (without its newline). */
@@ -232,9 +197,9 @@ next_line (Fixture *f)
   char *line;
 
   spin_until (f, has_line, NULL);
-  nl = memchr (f->received->str, '\n', f->received->len);
-  line = g_strndup (f->received->str, nl - f->received->str);
-  g_string_erase (f->received, 0, nl - f->received->str + 1);
+  nl = memchr (f->pair.received->str, '\n', f->pair.received->len);
+  line = g_strndup (f->pair.received->str, nl - f->pair.received->str);
+  g_string_erase (f->pair.received, 0, nl - f->pair.received->str + 1);
   return line;
 }
 
@@ -252,7 +217,7 @@ static void
 assert_no_output (Fixture *f)
 {
   spin_idle (f);
-  g_assert_cmpstr (f->received->str, ==, "");
+  g_assert_cmpstr (f->pair.received->str, ==, "");
 }
 
 #define ERR(id, code, msg, data) \
@@ -651,7 +616,7 @@ test_content_length (void)
   feed (&f, in, strlen (in));
   spin_until (&f, has_line, NULL);
   spin_idle (&f);
-  g_assert_cmpstr (f.received->str, ==, out);
+  g_assert_cmpstr (f.pair.received->str, ==, out);
   teardown (&f);
 }
 
@@ -886,7 +851,7 @@ test_close_fails_pending (void)
   for (int i = 0; i < 3; i++)
     g_free (gg_jsonrpc_peer_call_async (f.peer, "wait", NULL, 0, NULL, call_cb, &r[i]));
   spin_idle (&f);
-  g_assert_cmpint (shutdown (f.fd, SHUT_WR), ==, 0);
+  g_assert_cmpint (shutdown (f.pair.write_fd, SHUT_WR), ==, 0);
   for (int i = 0; i < 3; i++)
     {
       spin_until (&f, call_done, &r[i]);
@@ -914,7 +879,7 @@ test_answer_after_eof (void)
   /* "answer everything, then exit at end of input" */
   setup (&f, GG_FRAMING_NEWLINE);
   send_line (&f, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"hold\"}");
-  g_assert_cmpint (shutdown (f.fd, SHUT_WR), ==, 0);
+  g_assert_cmpint (shutdown (f.pair.write_fd, SHUT_WR), ==, 0);
   spin_idle (&f);
   g_assert_cmpuint (f.closed, ==, 1);
   g_assert_cmpuint (gg_jsonrpc_peer_get_pending_incoming (f.peer), ==, 1);
@@ -1026,16 +991,16 @@ test_random_garbage (gconstpointer data)
           gsize n;
 
           spin_until (&f, has_line, NULL);
-          while (strstr (f.received->str, "\r\n\r\n") == NULL)
+          while (strstr (f.pair.received->str, "\r\n\r\n") == NULL)
             spin_until (&f, has_line, NULL);
-          g_assert_true (g_str_has_prefix (f.received->str, "Content-Length: "));
-          n = g_ascii_strtoull (f.received->str + 16, &end, 10);
+          g_assert_true (g_str_has_prefix (f.pair.received->str, "Content-Length: "));
+          n = g_ascii_strtoull (f.pair.received->str + 16, &end, 10);
           g_assert_true (g_str_has_prefix (end, "\r\n\r\n"));
-          g_string_erase (f.received, 0, end + 4 - f.received->str);
-          while (f.received->len < n)
+          g_string_erase (f.pair.received, 0, end + 4 - f.pair.received->str);
+          while (f.pair.received->len < n)
             spin_until (&f, drained, NULL);
-          line = g_strndup (f.received->str, n);
-          g_string_erase (f.received, 0, n);
+          line = g_strndup (f.pair.received->str, n);
+          g_string_erase (f.pair.received, 0, n);
         }
       else
         line = next_line (&f);
