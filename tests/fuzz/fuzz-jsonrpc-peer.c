@@ -106,8 +106,64 @@ on_closed (GgJsonRpcPeer *peer,
   run->closed = TRUE;
 }
 
+/* "i:5" or "s:abc" for an id the peer must echo, NULL for any other. */
+static char *
+id_key (JsonNode *id)
+{
+  if (id == NULL || !JSON_NODE_HOLDS_VALUE (id))
+    return NULL;
+  if (json_node_get_value_type (id) == G_TYPE_STRING)
+    return g_strconcat ("s:", json_node_get_string (id), NULL);
+  if (json_node_get_value_type (id) == G_TYPE_INT64 &&
+      json_node_get_int (id) >= -G_GINT64_CONSTANT (9007199254740991) &&
+      json_node_get_int (id) <= G_GINT64_CONSTANT (9007199254740991))
+    return g_strdup_printf ("i:%" G_GINT64_FORMAT, json_node_get_int (id));
+  return NULL;
+}
+
+/* The ids of the input's lines that the peer must answer: every JSON-RPC
+ * 2.0 object with a valid id that is not a response (a request, or a
+ * message that is neither kind), judged by its id alone. */
+static GHashTable *
+expected_answers (const guint8 *data,
+                  gsize         size,
+                  gsize         max_size)
+{
+  GHashTable *ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  gsize start = 0;
+
+  for (gsize i = 0; i <= size; i++)
+    {
+      g_autoptr(JsonNode) node = NULL;
+      gsize len;
+      JsonObject *object;
+      char *key;
+
+      if (i < size && data[i] != '\n')
+        continue;
+      len = i - start;
+      if (len > 0 && data[start + len - 1] == '\r')
+        len--;
+      /* The last line without its newline is cut short, not a message. */
+      if (i < size && len <= max_size)
+        node = gg_json_parse ((const char *) data + start, (gssize) len, GG_JSON_DEFAULT_MAX_DEPTH, NULL);
+      start = i + 1;
+      if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      object = json_node_get_object (node);
+      if (g_strcmp0 (json_object_get_string_member_with_default (object, "jsonrpc", ""), "2.0") != 0 ||
+          json_object_has_member (object, "result") || json_object_has_member (object, "error"))
+        continue;
+      key = id_key (json_object_get_member (object, "id"));
+      if (key != NULL)
+        g_hash_table_add (ids, key);
+    }
+  return ids;
+}
+
 static void
-check_output (GOutputStream *out)
+check_output (GOutputStream *out,
+              GHashTable    *expected)
 {
   const char *text = g_memory_output_stream_get_data (G_MEMORY_OUTPUT_STREAM (out));
   gsize size = g_memory_output_stream_get_data_size (G_MEMORY_OUTPUT_STREAM (out));
@@ -128,9 +184,24 @@ check_output (GOutputStream *out)
         g_error ("the peer wrote a non-object: %.*s", (int) (i - start), text + start);
       object = json_node_get_object (node);
       g_assert_cmpstr (json_object_get_string_member_with_default (object, "jsonrpc", ""), ==, "2.0");
+      if (json_object_has_member (object, "result") || json_object_has_member (object, "error"))
+        {
+          g_autofree char *key = id_key (json_object_get_member (object, "id"));
+
+          if (key != NULL)
+            g_hash_table_remove (expected, key);
+        }
       start = i + 1;
     }
   g_assert_cmpuint (start, ==, size);
+  if (g_hash_table_size (expected) > 0)
+    {
+      g_autofree char *text_copy = g_strndup (text, size);
+      g_autofree gpointer *keys = g_hash_table_get_keys_as_array (expected, NULL);
+      g_autofree char *ids = g_strjoinv (", ", (char **) keys);
+
+      g_error ("the peer never answered the requests with ids %s; it wrote:\n%s", ids, text_copy);
+    }
 }
 
 int
@@ -185,7 +256,11 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   g_ptr_array_unref (run.later);
   fuzz_drain ();
   if (framing == GG_FRAMING_NEWLINE)
-    check_output (out);
+    {
+      g_autoptr(GHashTable) expected = expected_answers (in.data, in.size, (mode & 2) ? 256 : G_MAXSIZE);
+
+      check_output (out, expected);
+    }
   g_signal_handlers_disconnect_by_data (peer, &run);
   gg_jsonrpc_peer_close (peer);
   fuzz_drain ();
