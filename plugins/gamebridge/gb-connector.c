@@ -547,7 +547,16 @@ int_member (JsonObject *o,
   if (json_node_get_value_type (n) == G_TYPE_INT64)
     return json_node_get_int (n);
   if (json_node_get_value_type (n) == G_TYPE_DOUBLE)
-    return (gint64) json_node_get_double (n);
+    {
+      /* A game's 1e300: a cast of a double out of range is undefined. */
+      double d = json_node_get_double (n);
+
+      if (d >= 9223372036854775807.0)
+        return G_MAXINT64;
+      if (d <= -9223372036854775808.0)
+        return G_MININT64;
+      return (gint64) d;
+    }
   return fallback;
 }
 

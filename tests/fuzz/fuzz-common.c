@@ -8,6 +8,7 @@
 #include "fuzz-common.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static GLogWriterOutput
@@ -17,7 +18,12 @@ quiet_writer (GLogLevelFlags   level,
               gpointer         user_data)
 {
   if (level & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL))
-    return g_log_writer_standard_streams (level, fields, n_fields, user_data);
+    {
+      g_log_writer_standard_streams (level, fields, n_fields, user_data);
+      /* abort(), not GLib's breakpoint trap: libFuzzer turns SIGABRT into
+       * a crash report with the input saved; SIGTRAP kills it silently. */
+      abort ();
+    }
   return G_LOG_WRITER_HANDLED;
 }
 
