@@ -721,7 +721,9 @@ on_poll_state (GObject      *source,
     {
       if (data->base_frame < 0)
         data->base_frame = MAX (frame, int_member (data->reply, "frame", -1));
-      else if (frame >= data->base_frame + 2)
+      /* Both are >= 0 here, so the difference cannot overflow (a game's
+       * frame of 2^63-1 made base_frame + 2 do so). */
+      else if (frame - data->base_frame >= 2)
         {
           g_task_return_pointer (task, command_result (data, state, "frames-advanced"),
                                  (GDestroyNotify) json_object_unref);

@@ -234,5 +234,10 @@ double   gg_openai_parse_retry_after  (const char *value,
                                        GDateTime  *now);
 char    *gg_openai_redact             (const char             *text,
                                        const GgOpenaiSettings *settings);
+/* Every copy of the configured key in @error's message becomes
+ * "[redacted]": a server may echo the key anywhere (an error object in a
+ * 200 body, an SSE error event), where the key is not known. */
+void     gg_openai_error_redact_key   (GError                 *error,
+                                       const GgOpenaiSettings *settings);
 
 G_END_DECLS

@@ -1,9 +1,12 @@
-/* test-openai-usage.c: token counts a model server reports are untrusted
- * input. Through the built `gamegate oam` against the fake server: counts
- * far beyond any real one (2^63-1 as an integer, 2.9e20 and 1e300 as
- * doubles, a negative one) are cut to GG_OPENAI_MAX_USAGE_TOKENS, so the
- * turn's sum over its two steps is exact instead of overflowing (found by
- * tests/fuzz/fuzz-openai-response: casting 2.9e20 to gint64 is undefined).
+/* test-openai-untrusted.c: what a model server answers is untrusted input,
+ * through the built `gamegate oam` against the fake server (both found by
+ * tests/fuzz/fuzz-openai-response):
+ *  - token counts far beyond any real one (2^63-1 as an integer, 2.9e20 and
+ *    1e300 as doubles, a negative one) are cut to GG_OPENAI_MAX_USAGE_TOKENS,
+ *    so the turn's sum over its two steps is exact instead of overflowing
+ *    (and casting 2.9e20 to gint64 was undefined);
+ *  - a server that echoes the API key in an error object of a 200 body or
+ *    in an SSE error event does not get it into the error gamegate reports.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -111,10 +114,97 @@ test_huge_usage (void)
   g_rmdir (dir);
 }
 
+/* The oam error of one session/respond whose every step attempt gets
+ * @raw_body (or @raw_sse, streamed). */
+static char *
+respond_error (const char *raw_body,
+               const char *raw_sse)
+{
+  g_autoptr(FakeOpenai) fake = fake_openai_new ();
+  g_autofree char *url = fake_openai_get_base_url (fake);
+  g_autofree char *dir = g_dir_make_tmp ("gg-openai-untrusted-XXXXXX", NULL);
+  g_autofree char *conf = g_build_filename (dir, "gamegate.conf", NULL);
+  /* No retries: the one answer is the one the error comes from. */
+  g_autofree char *text = g_strdup_printf ("[model-openai]\nbase-url=%s\nmodel=fake-model\napi-key-env=" KEY_VAR
+                                           "\nretries=0\n", url);
+  const char *args[] = { "oam", "--verbose", "--config", conf, NULL };
+  const char *env[] = { KEY_VAR "=" TEST_KEY, NULL };
+  g_autoptr(GgTestProcess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *request = NULL;
+  FakeReply *reply;
+  char *message;
+  int status = -1;
+
+  fake_openai_set_api_key (fake, TEST_KEY);
+  /* The turn tries a failed step again: every attempt gets the same. */
+  for (guint i = 0; i < 8; i++)
+    {
+      reply = fake_openai_push (fake);
+      reply->raw_body = g_strdup (raw_body);
+      reply->raw_sse = g_strdup (raw_sse);
+    }
+  g_assert_true (g_file_set_contents (conf, text, -1, NULL));
+  process = gg_test_process_spawn (args, env, &error);
+  g_assert_no_error (error);
+  g_assert_true (gg_test_process_write_line (process,
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"s\",\"model\":{\"type\":\"openai\"}}}",
+    &error));
+  g_free (read_line (process));
+  request = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"s\","
+                             "\"prompt\":\"Hi.\"%s}}", raw_sse != NULL ? ",\"stream\":true" : "");
+  g_assert_true (gg_test_process_write_line (process, request, &error));
+  do
+    {
+      g_free (line);
+      line = read_line (process);
+      g_assert_null (strstr (line, TEST_KEY));
+    }
+  while (strstr (line, "\"id\":2,") == NULL);
+  gg_test_process_close_stdin (process);
+  g_free (gg_test_process_read_stdout (process, gg_test_timeout_ms (10000)));
+  g_assert_true (gg_test_process_wait (process, gg_test_timeout_ms (10000), &status));
+  g_assert_cmpint (status, ==, 0);
+  /* Not on stderr either (--verbose: debug messages too). */
+  g_assert_null (strstr (gg_test_process_get_stderr (process), TEST_KEY));
+  g_unlink (conf);
+  g_rmdir (dir);
+
+  node = gg_json_parse (line, -1, 64, &error);
+  g_assert_no_error (error);
+  if (gg_json_path_get (node, "error.message", NULL) == NULL)
+    g_error ("not an error after %u requests: %s\nstderr: %s", fake_openai_get_n_requests (fake), line,
+             gg_test_process_get_stderr (process));
+  message = g_strdup (json_node_get_string (gg_json_path_get (node, "error.message", NULL)));
+  return message;
+}
+
+static void
+test_key_echoed_in_body (void)
+{
+  g_autofree char *message = respond_error (
+    "{\"error\":{\"message\":\"upstream refused x" TEST_KEY "y for this model\",\"type\":\"server_error\"}}", NULL);
+
+  g_assert_nonnull (strstr (message, "upstream refused x[redacted]y for this model"));
+}
+
+static void
+test_key_echoed_in_stream (void)
+{
+  g_autofree char *message = respond_error (NULL,
+    "event: error\ndata: {\"message\":\"proxy saw key=" TEST_KEY " and gave up\"}\n\n");
+
+  g_assert_nonnull (strstr (message, "proxy saw key=[redacted] and gave up"));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/openai/usage/huge-counts", test_huge_usage);
+  g_test_add_func ("/openai/untrusted/huge-counts", test_huge_usage);
+  g_test_add_func ("/openai/untrusted/key-echoed-in-body", test_key_echoed_in_body);
+  g_test_add_func ("/openai/untrusted/key-echoed-in-stream", test_key_echoed_in_stream);
   return g_test_run ();
 }
