@@ -4,7 +4,8 @@
  * with the input's lines, one message body per line, each framed with its
  * Content-Length. In a line, $ID stands for the id of the last request
  * gamegate sent (so a welcome can answer the hello); a line "~" waits for
- * gamegate's next request (once ready, it asks tools/list and tools/call).
+ * gamegate's next request (once ready, it asks tools/list and tools/call),
+ * at most 20 ms.
  * After the last line the mod hangs up. The first byte picks the options.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -26,6 +27,7 @@ typedef struct {
   GSocketConnection *connection;
   gboolean closing;
   gboolean hung_up;
+  guint pause_id;            /* a pause ends with the next request or after 20 ms */
 } FakeMod;
 
 static FakeMod mod;
@@ -86,10 +88,21 @@ mod_hang_up (void)
   gg_framed_stream_flush_async (mod.stream, NULL, mod_flushed, g_object_ref (mod.stream));
 }
 
+static void mod_send (void);
+
+static gboolean
+pause_over (gpointer user_data)
+{
+  mod.pause_id = 0;
+  mod_send ();
+  return G_SOURCE_REMOVE;
+}
+
 /* Sends lines up to the next pause (or all, then hangs up). */
 static void
 mod_send (void)
 {
+  g_clear_handle_id (&mod.pause_id, g_source_remove);
   while (mod.next < mod.lines->len)
     {
       const char *line = mod.lines->pdata[mod.next++];
@@ -98,7 +111,12 @@ mod_send (void)
       g_autofree char *body = NULL;
 
       if (g_str_equal (line, "~"))
-        return;
+        {
+          /* gamegate may have nothing more to ask (it waits for a welcome
+           * that comes after the pause): do not wait on its timeouts. */
+          mod.pause_id = g_timeout_add (20, pause_over, NULL);
+          return;
+        }
       parts = g_strsplit (line, "$ID", -1);
       body = g_strjoinv (id, parts);
       if (!gg_framed_stream_send (mod.stream, body, strlen (body), NULL))
@@ -260,6 +278,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   g_assert_cmpuint (run.calls, ==, 0);
   g_signal_handlers_disconnect_by_data (client, &run);
 
+  g_clear_handle_id (&mod.pause_id, g_source_remove);
   mod_close ();
   fuzz_drain ();
   if (mod.stream != NULL)
