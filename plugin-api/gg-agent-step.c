@@ -57,6 +57,24 @@ model_tool (JsonObject *definition)
   return tool;
 }
 
+/* Who runs a call, as its definition says: the front end's client unless
+ * the definition names another kind ("target", with the bus target id). */
+static void
+set_execution (JsonObject *event,
+               JsonObject *definition)
+{
+  const char *execution = NULL, *target = NULL;
+
+  if (definition != NULL)
+    {
+      execution = json_object_get_string_member_with_default (definition, "execution", NULL);
+      target = json_object_get_string_member_with_default (definition, "target", NULL);
+    }
+  json_object_set_string_member (event, "execution", execution != NULL ? execution : "client");
+  if (target != NULL)
+    json_object_set_string_member (event, "target", target);
+}
+
 static gboolean
 tool_enabled (GgAgentTurn *self,
               const char  *name)
@@ -657,7 +675,7 @@ _gg_agent_turn_run_round (GgAgentTurn *self,
 
       json_object_set_string_member (event, "type", "toolCallStarted");
       json_object_set_object_member (event, "call", json_object_ref (rc->call));
-      json_object_set_string_member (event, "execution", "client");
+      set_execution (event, rc->tool);
       _gg_agent_turn_emit (self, event);
     }
 

@@ -27,6 +27,8 @@ G_DEFINE_FINAL_TYPE (GgAgentTurn, gg_agent_turn, G_TYPE_OBJECT)
  * Fills @policy with oam's defaults: toolChoice auto, 4 tool rounds, 12 tool
  * calls, 120 s per tool, 2 attempts, all tools, trimming on with 1024 tokens
  * reserved for the answer.
+ *
+ * Since: 1.0
  */
 void
 gg_agent_policy_init (GgAgentPolicy *policy)
@@ -48,6 +50,8 @@ gg_agent_policy_init (GgAgentPolicy *policy)
  * @src: the policy to copy
  *
  * Deep-copies @src into @dest; release it with gg_agent_policy_clear().
+ *
+ * Since: 1.0
  */
 void
 gg_agent_policy_copy (GgAgentPolicy       *dest,
@@ -65,6 +69,8 @@ gg_agent_policy_copy (GgAgentPolicy       *dest,
  * @policy: a #GgAgentPolicy
  *
  * Frees what @policy owns and resets it to the defaults.
+ *
+ * Since: 1.0
  */
 void
 gg_agent_policy_clear (GgAgentPolicy *policy)
@@ -204,7 +210,12 @@ _gg_agent_entry_bytes (JsonObject *entry)
  * @output_schema: (nullable): generation schema of a structured answer; copied
  * @policy: (nullable): tool policy of this turn (copied); %NULL for the defaults
  *
+ * Creates a turn that asks @model for an answer to @prompt, calling tools as
+ * the policy allows.
+ *
  * Returns: (transfer full): a turn, ready for gg_agent_turn_run_async()
+ *
+ * Since: 1.0
  */
 GgAgentTurn *
 gg_agent_turn_new (GgModel             *model,
@@ -276,6 +287,8 @@ gg_agent_turn_new (GgModel             *model,
  * @destroy: (nullable): frees @user_data with the turn
  *
  * Without an executor every tool call gets an error output.
+ *
+ * Since: 1.0
  */
 void
 gg_agent_turn_set_executor (GgAgentTurn    *self,
@@ -297,6 +310,11 @@ gg_agent_turn_set_executor (GgAgentTurn    *self,
  * @func: receives every event of the turn, in order
  * @user_data: data for @func
  * @destroy: (nullable): frees @user_data with the turn
+ *
+ * Sets the function that receives the turn's events (see #GgAgentEventFunc);
+ * call it before gg_agent_turn_run_async().
+ *
+ * Since: 1.0
  */
 void
 gg_agent_turn_set_event_func (GgAgentTurn      *self,
@@ -318,6 +336,11 @@ gg_agent_turn_set_event_func (GgAgentTurn      *self,
  * @sampling: (nullable): `"greedy"`, `{"topK":n,"seed"?}`, `{"topP":p,"seed"?}`; copied
  * @temperature: sampling temperature, negative for the model's default
  * @max_tokens: answer length limit, 0 for none
+ *
+ * Sets how the model samples its answer; without a call the model's defaults
+ * apply.
+ *
+ * Since: 1.0
  */
 void
 gg_agent_turn_set_sampling (GgAgentTurn *self,
@@ -364,6 +387,8 @@ gg_agent_turn_set_accept_schema (GgAgentTurn *self,
  * @stream: whether the model should stream text deltas
  *
  * Text events are emitted either way; streaming only makes them finer.
+ *
+ * Since: 1.0
  */
 void
 gg_agent_turn_set_streaming (GgAgentTurn *self,
@@ -694,6 +719,8 @@ start_in_idle (gpointer user_data)
  * `toolCallCompleted` as each finishes. Calls that are not run (an unknown
  * tool, over the policy's max_tool_calls) are started and completed at once with an
  * error output; `respond_directly` is never reported.
+ *
+ * Since: 1.0
  */
 void
 gg_agent_turn_run_async (GgAgentTurn         *self,
@@ -763,10 +790,14 @@ gg_agent_turn_run_async (GgAgentTurn         *self,
  * @error: return location for a #GError: %GG_MODEL_ERROR, or
  *   %G_IO_ERROR_INVALID_ARGUMENT for a toolChoice naming an unknown tool
  *
+ * Finishes a turn started with gg_agent_turn_run_async().
+ *
  * Returns: (transfer full) (nullable): the oam `session/respond` result
  *   without `session`: `{text, structured?, toolCalls, usage, steps}`; its
  *   arrays are shared with the turn (events, new entries): add members to
  *   the object, but do not modify the arrays
+ *
+ * Since: 1.0
  */
 JsonObject *
 gg_agent_turn_run_finish (GgAgentTurn   *self,
@@ -782,9 +813,13 @@ gg_agent_turn_run_finish (GgAgentTurn   *self,
  * gg_agent_turn_get_new_entries:
  * @self: a #GgAgentTurn
  *
+ * Gets what the turn adds to the conversation.
+ *
  * Returns: (transfer none) (nullable): the transcript entries to append to
  *   the history after a successful turn (the prompt, tool calls and outputs,
  *   the answer); %NULL unless the turn succeeded
+ *
+ * Since: 1.0
  */
 JsonArray *
 gg_agent_turn_get_new_entries (GgAgentTurn *self)

@@ -4,6 +4,10 @@
  */
 #pragma once
 
+#if !defined (GAMEGATE_INSIDE) && !defined (GAMEGATE_COMPILATION)
+#error "Only <gamegate.h> can be included directly."
+#endif
+
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
@@ -12,15 +16,36 @@
 
 G_BEGIN_DECLS
 
+/**
+ * GgToolChoiceKind:
+ * @GG_TOOL_CHOICE_AUTO: the model may call tools or answer
+ * @GG_TOOL_CHOICE_NONE: tools are hidden on the first step; the model answers
+ * @GG_TOOL_CHOICE_REQUIRED: the first step must call a tool
+ * @GG_TOOL_CHOICE_EXPLICIT: the first step must call a tool or the built-in
+ *   %GG_RESPOND_DIRECTLY_TOOL
+ * @GG_TOOL_CHOICE_TOOL: the first step must call the policy's forced_tool
+ *
+ * How the first step of a turn may use tools (oam's `toolChoice`); later
+ * steps may always call tools or answer.
+ *
+ * Since: 1.0
+ */
 typedef enum {
   GG_TOOL_CHOICE_AUTO,
   GG_TOOL_CHOICE_NONE,
   GG_TOOL_CHOICE_REQUIRED,
-  GG_TOOL_CHOICE_EXPLICIT, /* a tool or the built-in respond_directly */
-  GG_TOOL_CHOICE_TOOL,     /* the named tool */
+  GG_TOOL_CHOICE_EXPLICIT,
+  GG_TOOL_CHOICE_TOOL,
 } GgToolChoiceKind;
 
-/* The built-in tool of GG_TOOL_CHOICE_EXPLICIT. */
+/**
+ * GG_RESPOND_DIRECTLY_TOOL:
+ *
+ * The name of the built-in tool of %GG_TOOL_CHOICE_EXPLICIT: calling it
+ * answers without a game tool.
+ *
+ * Since: 1.0
+ */
 #define GG_RESPOND_DIRECTLY_TOOL "respond_directly"
 
 /**
@@ -35,6 +60,11 @@ typedef enum {
  * @enabled_tools: (nullable): names visible to the model, %NULL = all
  * @trim_history: hide the oldest turns when the context would overflow
  * @reserved_response_tokens: kept free for the answer when trimming (1024)
+ *
+ * The tool policy of one agent turn (oam's turn options). Fill it with
+ * gg_agent_policy_init(), which sets the defaults shown in parentheses.
+ *
+ * Since: 1.0
  */
 typedef struct {
   GgToolChoiceKind tool_choice;
@@ -63,6 +93,8 @@ void gg_agent_policy_clear (GgAgentPolicy *policy);
  * Runs one tool call (oam: a `tool/call` request to the client; MCP/GABP:
  * a bus target). Several calls of one step are handed over back to back and
  * may complete in any order.
+ *
+ * Since: 1.0
  */
 typedef void (*GgToolExecutor) (GgToolInvocation *invocation,
                                 gpointer          user_data);
@@ -73,7 +105,8 @@ typedef void (*GgToolExecutor) (GgToolInvocation *invocation,
  *   `text` {delta, text, isReset} (turns without an output schema),
  *   `partial` {value} (schema turns: the structured output generated so
  *   far, each time it changes; the last one is the answer),
- *   `toolCallStarted` {call, execution},
+ *   `toolCallStarted` {call, execution, target?} (`execution` is the
+ *   definition's `execution`, default `"client"`; `target` its bus target),
  *   `toolCallCompleted` {record}; valid for the call, reference it to keep
  *   it; its members are shared with the result and the transcript, so do
  *   not modify them
@@ -81,25 +114,24 @@ typedef void (*GgToolExecutor) (GgToolInvocation *invocation,
  *
  * Receives the turn's events in the order they happened, all before the
  * turn completes. It may cancel the turn; nothing is reported after that.
+ *
+ * Since: 1.0
  */
 typedef void (*GgAgentEventFunc) (JsonObject *event,
                                   gpointer    user_data);
 
+/**
+ * GgAgentTurn:
+ *
+ * One agent turn: model steps and tool calls until the model answers, with
+ * oam's tool policy, ordered events, retries and history trimming. Every
+ * front end runs its agents through it.
+ *
+ * Since: 1.0
+ */
 #define GG_TYPE_AGENT_TURN (gg_agent_turn_get_type ())
 G_DECLARE_FINAL_TYPE (GgAgentTurn, gg_agent_turn, GG, AGENT_TURN, GObject)
 
-/**
- * gg_agent_turn_new:
- * @model: the model to step; referenced
- * @instructions: (nullable): system instructions, context note appended
- * @history: (nullable): earlier transcript entries (see #GgModelRequest);
- *   referenced, not copied
- * @tools: (nullable): tool definitions `[{"name","description","parameters","timeoutSeconds"?}]`;
- *   referenced, not copied
- * @prompt: the user's prompt for this turn ("" allowed)
- * @output_schema: (nullable): generation schema of a structured answer; copied
- * @policy: (nullable): tool policy of this turn, copied; %NULL for oam's defaults
- */
 GgAgentTurn *gg_agent_turn_new              (GgModel             *model,
                                              const char          *instructions,
                                              JsonArray           *history,

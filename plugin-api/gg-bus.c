@@ -98,7 +98,12 @@ gg_bus_class_init (GgBusClass *klass)
 
   /**
    * GgBus::target-added:
+   * @self: the bus
    * @target: the new #GgTarget
+   *
+   * A target was added with gg_bus_add_target().
+   *
+   * Since: 1.0
    */
   signals[SIGNAL_TARGET_ADDED] =
     g_signal_new ("target-added", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
@@ -106,7 +111,12 @@ gg_bus_class_init (GgBusClass *klass)
 
   /**
    * GgBus::target-removed:
+   * @self: the bus
    * @target: the #GgTarget that went away
+   *
+   * A target was removed with gg_bus_remove_target().
+   *
+   * Since: 1.0
    */
   signals[SIGNAL_TARGET_REMOVED] =
     g_signal_new ("target-removed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
@@ -114,6 +124,7 @@ gg_bus_class_init (GgBusClass *klass)
 
   /**
    * GgBus::target-event:
+   * @self: the bus
    * @target: the #GgTarget the event came from
    * @channel: the event channel
    * @seq: the event's sequence number in @channel
@@ -122,6 +133,8 @@ gg_bus_class_init (GgBusClass *klass)
    *
    * Every target's events, forwarded synchronously, so they keep the order
    * the target emitted them in.
+   *
+   * Since: 1.0
    */
   signals[SIGNAL_TARGET_EVENT] =
     g_signal_new ("target-event", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
@@ -131,9 +144,12 @@ gg_bus_class_init (GgBusClass *klass)
 
   /**
    * GgBus::shutdown:
+   * @self: the bus
    *
    * The process is shutting down. Handlers that need time call
    * gg_bus_hold() now and gg_bus_release() when they are done.
+   *
+   * Since: 1.0
    */
   signals[SIGNAL_SHUTDOWN] =
     g_signal_new ("shutdown", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
@@ -154,6 +170,8 @@ gg_bus_init (GgBus *self)
  * Creates a bus. A process has one; tests may make several.
  *
  * Returns: (transfer full): a new #GgBus
+ *
+ * Since: 1.0
  */
 GgBus *
 gg_bus_new (void)
@@ -174,6 +192,8 @@ gg_bus_new (void)
  * %G_IO_ERROR_EXISTS.
  *
  * Returns: %TRUE when the target was added
+ *
+ * Since: 1.0
  */
 gboolean
 gg_bus_add_target (GgBus     *self,
@@ -205,6 +225,8 @@ gg_bus_add_target (GgBus     *self,
  *
  * Removes @target and emits #GgBus::target-removed. Removing a target that
  * is not on the bus does nothing.
+ *
+ * Since: 1.0
  */
 void
 gg_bus_remove_target (GgBus    *self,
@@ -230,7 +252,11 @@ gg_bus_remove_target (GgBus    *self,
  * @self: a #GgBus
  * @id: a target id
  *
+ * Looks a target up by its id.
+ *
  * Returns: (transfer none) (nullable): the target with @id
+ *
+ * Since: 1.0
  */
 GgTarget *
 gg_bus_lookup_target (GgBus      *self,
@@ -252,8 +278,12 @@ gg_bus_lookup_target (GgBus      *self,
  * gg_bus_list_targets:
  * @self: a #GgBus
  *
+ * Lists the targets on the bus.
+ *
  * Returns: (transfer container) (element-type GgTarget): the targets, in the
  *   order they were added
+ *
+ * Since: 1.0
  */
 GPtrArray *
 gg_bus_list_targets (GgBus *self)
@@ -281,6 +311,8 @@ gg_bus_list_targets (GgBus *self)
  * name "system", fails with %G_IO_ERROR_EXISTS.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 1.0
  */
 gboolean
 gg_bus_register_model_type (GgBus          *self,
@@ -314,7 +346,11 @@ gg_bus_register_model_type (GgBus          *self,
  * @self: a #GgBus
  * @type: a model type name
  *
+ * Tells whether a model backend registered @type.
+ *
  * Returns: %TRUE when a backend registered @type
+ *
+ * Since: 1.0
  */
 gboolean
 gg_bus_has_model_type (GgBus      *self,
@@ -336,7 +372,11 @@ compare_strings (gconstpointer a,
  * gg_bus_list_model_types:
  * @self: a #GgBus
  *
+ * Lists the model types backends registered.
+ *
  * Returns: (transfer full): the registered model types, sorted
+ *
+ * Since: 1.0
  */
 char **
 gg_bus_list_model_types (GgBus *self)
@@ -387,6 +427,8 @@ normalize_model_spec (JsonNode  *spec,
  * @spec: (nullable): the model value `"system"` stands for, or %NULL for none
  *
  * Sets the configured default model (`[gateway] default-model`).
+ *
+ * Since: 1.0
  */
 void
 gg_bus_set_default_model (GgBus    *self,
@@ -403,7 +445,11 @@ gg_bus_set_default_model (GgBus    *self,
  * gg_bus_get_default_model:
  * @self: a #GgBus
  *
+ * Gets the model spec set with gg_bus_set_default_model().
+ *
  * Returns: (transfer none) (nullable): the model value `"system"` stands for
+ *
+ * Since: 1.0
  */
 JsonNode *
 gg_bus_get_default_model (GgBus *self)
@@ -428,6 +474,8 @@ gg_bus_get_default_model (GgBus *self)
  * type with %G_IO_ERROR_NOT_SUPPORTED, their messages naming the member.
  *
  * Returns: (transfer full): a new #GgModel, or %NULL with @error set
+ *
+ * Since: 1.0
  */
 GgModel *
 gg_bus_create_model (GgBus     *self,
@@ -494,6 +542,8 @@ gg_bus_create_model (GgBus     *self,
  * "serve" and "plugins" being taken by gamegate itself (%G_IO_ERROR_EXISTS).
  *
  * Returns: %TRUE on success
+ *
+ * Since: 1.0
  */
 gboolean
 gg_bus_add_frontend (GgBus       *self,
@@ -530,7 +580,11 @@ gg_bus_add_frontend (GgBus       *self,
  * @self: a #GgBus
  * @name: a front end name ("oam")
  *
+ * Looks a front end up by its name.
+ *
  * Returns: (transfer none) (nullable): the front end called @name
+ *
+ * Since: 1.0
  */
 GgFrontend *
 gg_bus_lookup_frontend (GgBus      *self,
@@ -552,8 +606,12 @@ gg_bus_lookup_frontend (GgBus      *self,
  * gg_bus_list_frontends:
  * @self: a #GgBus
  *
+ * Lists the front ends, in the order they were added.
+ *
  * Returns: (transfer container) (element-type GgFrontend): the front ends,
  *   in registration order
+ *
+ * Since: 1.0
  */
 GPtrArray *
 gg_bus_list_frontends (GgBus *self)
@@ -625,6 +683,8 @@ on_shutdown_timeout (gpointer user_data)
  *
  * Keeps a pending gg_bus_shutdown_async() from completing until the matching
  * gg_bus_release().
+ *
+ * Since: 1.0
  */
 void
 gg_bus_hold (GgBus *self)
@@ -638,6 +698,8 @@ gg_bus_hold (GgBus *self)
  * @self: a #GgBus
  *
  * Drops a hold taken with gg_bus_hold().
+ *
+ * Since: 1.0
  */
 void
 gg_bus_release (GgBus *self)
@@ -653,7 +715,11 @@ gg_bus_release (GgBus *self)
  * gg_bus_is_shutting_down:
  * @self: a #GgBus
  *
+ * Tells whether the shutdown began.
+ *
  * Returns: %TRUE once gg_bus_shutdown_async() was called
+ *
+ * Since: 1.0
  */
 gboolean
 gg_bus_is_shutting_down (GgBus *self)
@@ -670,6 +736,8 @@ gg_bus_is_shutting_down (GgBus *self)
  * @user_data: data for @callback
  *
  * Emits #GgBus::shutdown and waits for the plugins to finish their cleanup.
+ *
+ * Since: 1.0
  */
 void
 gg_bus_shutdown_async (GgBus               *self,
@@ -704,7 +772,11 @@ gg_bus_shutdown_async (GgBus               *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError (%G_IO_ERROR_TIMED_OUT)
  *
+ * Finishes gg_bus_shutdown_async().
+ *
  * Returns: %TRUE when every plugin finished its cleanup in time
+ *
+ * Since: 1.0
  */
 gboolean
 gg_bus_shutdown_finish (GgBus         *self,

@@ -4,15 +4,29 @@
  */
 #pragma once
 
+#if !defined (GAMEGATE_INSIDE) && !defined (GAMEGATE_COMPILATION)
+#error "Only <gamegate.h> can be included directly."
+#endif
+
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
 #include "gg-frontend.h"
 #include "gg-model.h"
 #include "gg-target.h"
+#include "gg-tool-invocation.h"
 
 G_BEGIN_DECLS
 
+/**
+ * GgBus:
+ *
+ * The one bus of a gamegate process: the targets (running games), the model
+ * types and the front ends every plugin registers, and the orderly
+ * shutdown. Plugins never call each other; everything crosses the bus.
+ *
+ * Since: 1.0
+ */
 #define GG_TYPE_BUS (gg_bus_get_type ())
 G_DECLARE_FINAL_TYPE (GgBus, gg_bus, GG, BUS, GObject)
 
@@ -29,6 +43,8 @@ void       gg_bus_remove_target        (GgBus    *self,
 GgTarget  *gg_bus_lookup_target        (GgBus      *self,
                                         const char *id);
 GPtrArray *gg_bus_list_targets         (GgBus *self);
+void       gg_bus_run_tool_invocation  (GgBus            *self,
+                                        GgToolInvocation *invocation);
 
 /* Models. */
 gboolean   gg_bus_register_model_type  (GgBus          *self,

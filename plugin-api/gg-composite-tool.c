@@ -28,6 +28,16 @@ G_DEFINE_BOXED_TYPE (GgCompositeTool, gg_composite_tool, gg_composite_tool_ref, 
 
 #define REGISTRY_KEY "gg-composite-tools"
 
+/**
+ * gg_composite_tool_ref:
+ * @tool: a tool
+ *
+ * Takes a reference on @tool.
+ *
+ * Returns: (transfer full): @tool
+ *
+ * Since: 1.0
+ */
 GgCompositeTool *
 gg_composite_tool_ref (GgCompositeTool *tool)
 {
@@ -36,6 +46,15 @@ gg_composite_tool_ref (GgCompositeTool *tool)
   return tool;
 }
 
+/**
+ * gg_composite_tool_unref:
+ * @tool: (transfer full): a tool
+ *
+ * Drops a reference on @tool; the last one frees it and calls the destroy
+ * function given at registration.
+ *
+ * Since: 1.0
+ */
 void
 gg_composite_tool_unref (GgCompositeTool *tool)
 {
@@ -82,6 +101,8 @@ registry (GgBus    *bus,
  * Registers a composite tool. On failure @destroy is called at once.
  *
  * Returns: %TRUE when registered
+ *
+ * Since: 1.0
  */
 gboolean
 gg_bus_add_composite_tool (GgBus               *bus,
@@ -148,7 +169,12 @@ fail:
  * @bus: the bus
  * @name: a registered name
  *
+ * Unregisters a composite tool; calls in flight keep their reference and
+ * finish.
+ *
  * Returns: %TRUE if a tool of that name was removed
+ *
+ * Since: 1.0
  */
 gboolean
 gg_bus_remove_composite_tool (GgBus      *bus,
@@ -170,8 +196,12 @@ compare_names (gconstpointer a,
  * gg_bus_list_composite_tools:
  * @bus: the bus
  *
+ * Lists the composite tools registered on @bus.
+ *
  * Returns: (transfer container) (element-type GgCompositeTool): every
  *   composite tool, sorted by name
+ *
+ * Since: 1.0
  */
 GPtrArray *
 gg_bus_list_composite_tools (GgBus *bus)
@@ -195,7 +225,11 @@ gg_bus_list_composite_tools (GgBus *bus)
  * @bus: the bus
  * @name: a tool name
  *
+ * Looks a composite tool up by name.
+ *
  * Returns: (transfer full) (nullable): the tool
+ *
+ * Since: 1.0
  */
 GgCompositeTool *
 gg_bus_lookup_composite_tool (GgBus      *bus,
@@ -207,12 +241,32 @@ gg_bus_lookup_composite_tool (GgBus      *bus,
   return tool != NULL ? gg_composite_tool_ref (tool) : NULL;
 }
 
+/**
+ * gg_composite_tool_get_name:
+ * @tool: a tool
+ *
+ * Gets the name the tool was registered under.
+ *
+ * Returns: (transfer none): the tool name, unique on its bus
+ *
+ * Since: 1.0
+ */
 const char *
 gg_composite_tool_get_name (GgCompositeTool *tool)
 {
   return tool->name;
 }
 
+/**
+ * gg_composite_tool_get_description:
+ * @tool: a tool
+ *
+ * Gets the description the agent sees.
+ *
+ * Returns: (transfer none): what the tool does
+ *
+ * Since: 1.0
+ */
 const char *
 gg_composite_tool_get_description (GgCompositeTool *tool)
 {
@@ -223,7 +277,12 @@ gg_composite_tool_get_description (GgCompositeTool *tool)
  * gg_composite_tool_get_input_schema:
  * @tool: a tool
  *
+ * Gets the JSON Schema the tool's arguments must match (an object with any
+ * members when none was given).
+ *
  * Returns: (transfer none): the JSON Schema of its arguments
+ *
+ * Since: 1.0
  */
 JsonObject *
 gg_composite_tool_get_input_schema (GgCompositeTool *tool)
@@ -235,7 +294,11 @@ gg_composite_tool_get_input_schema (GgCompositeTool *tool)
  * gg_composite_tool_get_only:
  * @tool: a tool
  *
+ * Gets the names of the games the tool is offered for.
+ *
  * Returns: (transfer none) (nullable): the game names it suits, %NULL = all
+ *
+ * Since: 1.0
  */
 const char * const *
 gg_composite_tool_get_only (GgCompositeTool *tool)
@@ -248,7 +311,11 @@ gg_composite_tool_get_only (GgCompositeTool *tool)
  * @tool: a tool
  * @game_name: (nullable): the game's name, %NULL when unknown
  *
+ * Tells whether the tool is offered for a game.
+ *
  * Returns: %TRUE if @tool has no `only` list or names @game_name
+ *
+ * Since: 1.0
  */
 gboolean
 gg_composite_tool_applies_to (GgCompositeTool *tool,
@@ -269,6 +336,8 @@ gg_composite_tool_applies_to (GgCompositeTool *tool,
  * @user_data: data for @callback
  *
  * Runs the tool's function for one call.
+ *
+ * Since: 1.0
  */
 void
 gg_composite_tool_call_async (GgCompositeTool     *tool,
@@ -292,7 +361,11 @@ gg_composite_tool_call_async (GgCompositeTool     *tool,
  * @result: the result passed to the callback
  * @error: return location for a #GError
  *
+ * Finishes gg_composite_tool_call_async().
+ *
  * Returns: (transfer full): the tool's JSON result
+ *
+ * Since: 1.0
  */
 JsonNode *
 gg_composite_tool_call_finish (GgCompositeTool  *tool,

@@ -5,6 +5,10 @@
  */
 #pragma once
 
+#if !defined (GAMEGATE_INSIDE) && !defined (GAMEGATE_COMPILATION)
+#error "Only <gamegate.h> can be included directly."
+#endif
+
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
@@ -13,6 +17,15 @@
 
 G_BEGIN_DECLS
 
+/**
+ * GgCompositeTool:
+ *
+ * A tool a host or plugin composes from several game commands, registered
+ * on the bus with gg_bus_add_composite_tool() and bound to one target when
+ * called (game-bridge spec section 8). Reference-counted and immutable.
+ *
+ * Since: 1.0
+ */
 typedef struct _GgCompositeTool GgCompositeTool;
 
 #define GG_TYPE_COMPOSITE_TOOL (gg_composite_tool_get_type ())
@@ -28,6 +41,8 @@ GType gg_composite_tool_get_type (void) G_GNUC_CONST;
  * @user_data: the data given at registration
  *
  * Runs one composite call, asynchronously.
+ *
+ * Since: 1.0
  */
 typedef void (*GgCompositeToolFunc) (GgTarget     *target,
                                      JsonObject   *arguments,

@@ -335,6 +335,8 @@ load_bytes (GgConfig    *self,
  * "file:line: what" message when it is not valid) nothing is changed.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 1.0
  */
 gboolean
 gg_config_load_file (GgConfig    *self,
@@ -396,6 +398,8 @@ gg_config_load_file (GgConfig    *self,
  * Like gg_config_load_file() for text already in memory.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 1.0
  */
 gboolean
 gg_config_load_data (GgConfig    *self,

@@ -15,6 +15,15 @@
 /* Values quoted back in error messages are cut to this many characters. */
 #define GG_CONFIG_MAX_QUOTED 48
 
+/**
+ * gg_config_error_quark:
+ *
+ * The error domain of configuration mistakes, %GG_CONFIG_ERROR.
+ *
+ * Returns: the #GQuark of the domain
+ *
+ * Since: 1.0
+ */
 G_DEFINE_QUARK (gg-config-error-quark, gg_config_error)
 
 G_DEFINE_FINAL_TYPE (GgConfig, gg_config, G_TYPE_OBJECT)
@@ -71,6 +80,8 @@ gg_config_init (GgConfig *self)
  * Creates an empty configuration; every getter returns its default.
  *
  * Returns: (transfer full): a new #GgConfig
+ *
+ * Since: 1.0
  */
 GgConfig *
 gg_config_new (void)
@@ -153,7 +164,11 @@ _gg_config_quote_text (const char *text,
  * gg_config_get_origin:
  * @self: a #GgConfig
  *
+ * Gets where the configuration came from, for messages.
+ *
  * Returns: (nullable): the origin of the file loaded last, or %NULL
+ *
+ * Since: 1.0
  */
 const char *
 gg_config_get_origin (GgConfig *self)
@@ -172,6 +187,8 @@ gg_config_get_origin (GgConfig *self)
  * Whether @key is set in @group. Counts as reading the key.
  *
  * Returns: %TRUE if the key has a value
+ *
+ * Since: 1.0
  */
 gboolean
 gg_config_has_key (GgConfig   *self,
@@ -194,6 +211,8 @@ gg_config_has_key (GgConfig   *self,
  * Overrides a key from the command line (the caller checks the names); errors about it name the origin
  * "command line", and gg_config_list_unread() reports it when no plugin
  * reads it, like a key from a file.
+ *
+ * Since: 1.0
  */
 void
 gg_config_set_value (GgConfig   *self,
@@ -250,6 +269,8 @@ unescape (const char *raw)
  *
  * Returns: (transfer full) (nullable): the unescaped value, or a copy of
  *   @default_value
+ *
+ * Since: 1.0
  */
 char *
 gg_config_get_string (GgConfig   *self,
@@ -278,6 +299,8 @@ gg_config_get_string (GgConfig   *self,
  * the key.
  *
  * Returns: (transfer full) (nullable): the items, or %NULL if the key is not set
+ *
+ * Since: 1.0
  */
 char **
 gg_config_get_string_list (GgConfig   *self,
@@ -328,6 +351,8 @@ set_invalid_value (GgConfig       *self,
  * %GG_CONFIG_ERROR_INVALID_VALUE naming the file, line, group and key.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 1.0
  */
 gboolean
 gg_config_get_int (GgConfig    *self,
@@ -381,6 +406,8 @@ gg_config_get_int (GgConfig    *self,
  * Reads a finite decimal number (C locale) in [@min, @max].
  *
  * Returns: %TRUE on success
+ *
+ * Since: 1.0
  */
 gboolean
 gg_config_get_double (GgConfig    *self,
@@ -432,6 +459,8 @@ gg_config_get_double (GgConfig    *self,
  * Reads "true" or "false" (GKeyFile also writes "1" and "0"; both accepted).
  *
  * Returns: %TRUE on success
+ *
+ * Since: 1.0
  */
 gboolean
 gg_config_get_boolean (GgConfig    *self,
@@ -475,6 +504,8 @@ gg_config_get_boolean (GgConfig    *self,
  * Sets @error to a %GG_CONFIG_ERROR_INVALID_VALUE for a value a plugin
  * checked itself: "file:line: [group] key: <what>, got “value”". When the key
  * is not set the message names the group and key only.
+ *
+ * Since: 1.0
  */
 void
 gg_config_set_invalid (GgConfig   *self,
@@ -518,6 +549,8 @@ gg_config_set_invalid (GgConfig   *self,
  * host warns about them after every plugin has been set up.
  *
  * Returns: (transfer full): a %NULL-terminated array, possibly empty
+ *
+ * Since: 1.0
  */
 char **
 gg_config_list_unread (GgConfig *self)
@@ -546,7 +579,11 @@ gg_config_list_unread (GgConfig *self)
  * gg_config_list_groups:
  * @self: a #GgConfig
  *
+ * Lists the groups of the configuration.
+ *
  * Returns: (transfer full): the names of every group, in the order first seen
+ *
+ * Since: 1.0
  */
 char **
 gg_config_list_groups (GgConfig *self)
@@ -574,6 +611,8 @@ gg_config_list_groups (GgConfig *self)
  * Does not count as reading them.
  *
  * Returns: (transfer full): the key names, in the order first seen
+ *
+ * Since: 1.0
  */
 char **
 gg_config_list_keys (GgConfig   *self,
@@ -604,6 +643,8 @@ gg_config_list_keys (GgConfig   *self,
  * Does not count as reading the key.
  *
  * Returns: (transfer full) (nullable): the location, or %NULL if not set
+ *
+ * Since: 1.0
  */
 char *
 gg_config_get_location (GgConfig   *self,

@@ -5,6 +5,10 @@
  */
 #pragma once
 
+#if !defined (GAMEGATE_INSIDE) && !defined (GAMEGATE_COMPILATION)
+#error "Only <gamegate.h> can be included directly."
+#endif
+
 #include <glib-object.h>
 
 G_BEGIN_DECLS
@@ -12,11 +16,31 @@ G_BEGIN_DECLS
 #define GG_CONFIG_ERROR (gg_config_error_quark ())
 GQuark gg_config_error_quark (void);
 
+/**
+ * GgConfigError:
+ * @GG_CONFIG_ERROR_PARSE: the file is not a valid key file
+ * @GG_CONFIG_ERROR_INVALID_VALUE: a key holds a value its plugin cannot use
+ *
+ * Errors of the %GG_CONFIG_ERROR domain; their messages name the file and
+ * line (`file:line: [group] key: what`). A plugin's setup returning one stops
+ * the host with exit status 2.
+ *
+ * Since: 1.0
+ */
 typedef enum {
-  GG_CONFIG_ERROR_PARSE,         /* the file is not a valid key file */
-  GG_CONFIG_ERROR_INVALID_VALUE, /* a key holds a value its plugin cannot use */
+  GG_CONFIG_ERROR_PARSE,
+  GG_CONFIG_ERROR_INVALID_VALUE,
 } GgConfigError;
 
+/**
+ * GgConfig:
+ *
+ * The host's configuration: one key file (`gamegate.conf`), one group per
+ * plugin, with `--set GROUP.KEY=VALUE` on top. Plugins read their group with
+ * the typed getters, which report bad values with the file and line.
+ *
+ * Since: 1.0
+ */
 #define GG_TYPE_CONFIG (gg_config_get_type ())
 G_DECLARE_FINAL_TYPE (GgConfig, gg_config, GG, CONFIG, GObject)
 

@@ -139,6 +139,8 @@ start_write (GgFramedStream *self)
  * and (newline framing) if @data holds a newline.
  *
  * Returns: %TRUE if the message was queued
+ *
+ * Since: 1.0
  */
 gboolean
 gg_framed_stream_send (GgFramedStream *self,
@@ -202,6 +204,8 @@ gg_framed_stream_send (GgFramedStream *self,
  * stream does not read its input.
  *
  * Returns: the number of framed bytes queued or being written
+ *
+ * Since: 1.0
  */
 gsize
 gg_framed_stream_get_pending_output (GgFramedStream *self)
@@ -232,6 +236,8 @@ flush_cancelled_cb (GCancellable *cancellable,
  *
  * Waits until the output queue is empty. Fails with the write error if the
  * output broke; cancelling stops the wait, not the writes.
+ *
+ * Since: 1.0
  */
 void
 gg_framed_stream_flush_async (GgFramedStream      *self,
@@ -272,7 +278,11 @@ gg_framed_stream_flush_async (GgFramedStream      *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
+ * Finishes gg_framed_stream_flush_async().
+ *
  * Returns: %TRUE if all queued output was written
+ *
+ * Since: 1.0
  */
 gboolean
 gg_framed_stream_flush_finish (GgFramedStream  *self,

@@ -14,6 +14,15 @@
 
 #include "gg-framed-stream-private.h"
 
+/**
+ * gg_framing_error_quark:
+ *
+ * The error domain of bad frames, %GG_FRAMING_ERROR.
+ *
+ * Returns: the #GQuark of the domain
+ *
+ * Since: 1.0
+ */
 G_DEFINE_QUARK (gg-framing-error-quark, gg_framing_error)
 
 enum { SIGNAL_MESSAGE, SIGNAL_FRAMING_ERROR, SIGNAL_CLOSED, N_SIGNALS };
@@ -144,7 +153,12 @@ gg_framed_stream_class_init (GgFramedStreamClass *klass)
 
   /**
    * GgFramedStream::message:
+   * @self: the stream
    * @body: the message without its framing
+   *
+   * One whole incoming message.
+   *
+   * Since: 1.0
    */
   signals[SIGNAL_MESSAGE] =
     g_signal_new ("message", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
@@ -155,7 +169,12 @@ gg_framed_stream_class_init (GgFramedStreamClass *klass)
 
   /**
    * GgFramedStream::framing-error:
+   * @self: the stream
    * @error: a %GG_FRAMING_ERROR; the bad frame was skipped
+   *
+   * A bad frame was skipped; reading goes on.
+   *
+   * Since: 1.0
    */
   signals[SIGNAL_FRAMING_ERROR] =
     g_signal_new ("framing-error", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
@@ -166,8 +185,14 @@ gg_framed_stream_class_init (GgFramedStreamClass *klass)
 
   /**
    * GgFramedStream::closed:
+   * @self: the stream
    * @error: (nullable): the read error, or %NULL at end of input or after
    *   gg_framed_stream_close()
+   *
+   * End of input or a read error: no more #GgFramedStream::message signals
+   * follow. Output may still be flushed.
+   *
+   * Since: 1.0
    */
   signals[SIGNAL_CLOSED] =
     g_signal_new ("closed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
@@ -202,6 +227,8 @@ gg_framed_stream_init (GgFramedStream *self)
  * read before gg_framed_stream_start().
  *
  * Returns: (transfer full): a new #GgFramedStream
+ *
+ * Since: 1.0
  */
 GgFramedStream *
 gg_framed_stream_new (GInputStream  *input,
@@ -231,6 +258,8 @@ gg_framed_stream_new (GInputStream  *input,
  * reference on @stream; gg_framed_stream_close() closes it as a whole.
  *
  * Returns: (transfer full): a new #GgFramedStream
+ *
+ * Since: 1.0
  */
 GgFramedStream *
 gg_framed_stream_new_for_io_stream (GIOStream *stream,
@@ -251,7 +280,11 @@ gg_framed_stream_new_for_io_stream (GIOStream *stream,
  * gg_framed_stream_get_framing:
  * @self: a #GgFramedStream
  *
+ * Gets how the stream frames its messages.
+ *
  * Returns: the framing given at construction
+ *
+ * Since: 1.0
  */
 GgFraming
 gg_framed_stream_get_framing (GgFramedStream *self)
@@ -267,6 +300,8 @@ gg_framed_stream_get_framing (GgFramedStream *self)
  *
  * Larger incoming messages are skipped with a %GG_FRAMING_ERROR_TOO_LARGE
  * `framing-error`. The default is %GG_FRAMED_STREAM_DEFAULT_MAX_MESSAGE_SIZE.
+ *
+ * Since: 1.0
  */
 void
 gg_framed_stream_set_max_message_size (GgFramedStream *self,
@@ -281,7 +316,11 @@ gg_framed_stream_set_max_message_size (GgFramedStream *self,
  * gg_framed_stream_get_max_message_size:
  * @self: a #GgFramedStream
  *
+ * Gets the size limit of incoming messages.
+ *
  * Returns: the largest accepted incoming message in bytes
+ *
+ * Since: 1.0
  */
 gsize
 gg_framed_stream_get_max_message_size (GgFramedStream *self)
@@ -295,6 +334,8 @@ gg_framed_stream_get_max_message_size (GgFramedStream *self)
  * @self: a #GgFramedStream
  *
  * Starts reading; connect to the signals first. Calling it again does nothing.
+ *
+ * Since: 1.0
  */
 void
 gg_framed_stream_start (GgFramedStream *self)
@@ -312,6 +353,8 @@ gg_framed_stream_start (GgFramedStream *self)
  *
  * Stops reading (emitting `closed` if it was not emitted yet), then closes
  * the streams once the queued output has been written. Further sends fail.
+ *
+ * Since: 1.0
  */
 void
 gg_framed_stream_close (GgFramedStream *self)
@@ -333,8 +376,12 @@ gg_framed_stream_close (GgFramedStream *self)
  * gg_framed_stream_is_closed:
  * @self: a #GgFramedStream
  *
+ * Tells whether the input side is closed.
+ *
  * Returns: %TRUE once `closed` was emitted (end of input, a read error or
  *   gg_framed_stream_close())
+ *
+ * Since: 1.0
  */
 gboolean
 gg_framed_stream_is_closed (GgFramedStream *self)

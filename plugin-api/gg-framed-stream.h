@@ -5,6 +5,10 @@
  */
 #pragma once
 
+#if !defined (GAMEGATE_INSIDE) && !defined (GAMEGATE_COMPILATION)
+#error "Only <gamegate.h> can be included directly."
+#endif
+
 #include <gio/gio.h>
 
 G_BEGIN_DECLS
@@ -12,20 +16,60 @@ G_BEGIN_DECLS
 #define GG_FRAMING_ERROR (gg_framing_error_quark ())
 GQuark gg_framing_error_quark (void);
 
+/**
+ * GgFramingError:
+ * @GG_FRAMING_ERROR_TOO_LARGE: a message exceeds the maximum size; it is
+ *   skipped
+ * @GG_FRAMING_ERROR_BAD_HEADER: a malformed or missing `Content-Length`
+ *   header
+ * @GG_FRAMING_ERROR_TRUNCATED: the stream ended inside a message (a last
+ *   line without its newline counts)
+ *
+ * Errors of the %GG_FRAMING_ERROR domain, reported by
+ * #GgFramedStream::framing-error and #GgFramedStream::closed.
+ *
+ * Since: 1.0
+ */
 typedef enum {
-  GG_FRAMING_ERROR_TOO_LARGE,    /* a message exceeds the maximum size; it is skipped */
-  GG_FRAMING_ERROR_BAD_HEADER,   /* a malformed or missing Content-Length header */
-  GG_FRAMING_ERROR_TRUNCATED,    /* the stream ended inside a message (a last line without
-                                  * its newline counts) */
+  GG_FRAMING_ERROR_TOO_LARGE,
+  GG_FRAMING_ERROR_BAD_HEADER,
+  GG_FRAMING_ERROR_TRUNCATED,
 } GgFramingError;
 
+/**
+ * GgFraming:
+ * @GG_FRAMING_NEWLINE: one message per line, `\n` separated; blank lines
+ *   ignored
+ * @GG_FRAMING_CONTENT_LENGTH: `Content-Length: n` (and an optional
+ *   `Content-Type`) headers before each message, CRLF or LF (LSP framing)
+ *
+ * How messages are delimited on a #GgFramedStream.
+ *
+ * Since: 1.0
+ */
 typedef enum {
-  GG_FRAMING_NEWLINE,        /* one message per line, `\n` separated; blank lines ignored */
-  GG_FRAMING_CONTENT_LENGTH, /* `Content-Length: n` (+ optional `Content-Type`) headers, CRLF or LF */
+  GG_FRAMING_NEWLINE,
+  GG_FRAMING_CONTENT_LENGTH,
 } GgFraming;
 
+/**
+ * GG_FRAMED_STREAM_DEFAULT_MAX_MESSAGE_SIZE:
+ *
+ * The largest incoming message a new #GgFramedStream accepts, 16 MiB.
+ *
+ * Since: 1.0
+ */
 #define GG_FRAMED_STREAM_DEFAULT_MAX_MESSAGE_SIZE (16 * 1024 * 1024)
 
+/**
+ * GgFramedStream:
+ *
+ * Messages over a byte stream, framed by newlines or `Content-Length`
+ * headers, read and written asynchronously on the main loop. Incoming
+ * messages arrive as #GgFramedStream::message signals.
+ *
+ * Since: 1.0
+ */
 #define GG_TYPE_FRAMED_STREAM (gg_framed_stream_get_type ())
 G_DECLARE_FINAL_TYPE (GgFramedStream, gg_framed_stream, GG, FRAMED_STREAM, GObject)
 

@@ -17,7 +17,11 @@ gg_frontend_default_init (GgFrontendInterface *iface)
  * gg_frontend_get_name:
  * @self: a #GgFrontend
  *
+ * Gets the front end's name, which is also its subcommand.
+ *
  * Returns: (transfer none): the subcommand that runs this front end on stdio
+ *
+ * Since: 1.0
  */
 const char *
 gg_frontend_get_name (GgFrontend *self)
@@ -30,7 +34,11 @@ gg_frontend_get_name (GgFrontend *self)
  * gg_frontend_get_summary:
  * @self: a #GgFrontend
  *
+ * Gets the front end's one-line description.
+ *
  * Returns: (transfer none): one line for `gamegate --help`
+ *
+ * Since: 1.0
  */
 const char *
 gg_frontend_get_summary (GgFrontend *self)
@@ -47,7 +55,11 @@ gg_frontend_get_summary (GgFrontend *self)
  * gg_frontend_get_option_group:
  * @self: a #GgFrontend
  *
+ * Gets the command-line options of the front end's subcommand.
+ *
  * Returns: (transfer full) (nullable): the options of `gamegate <name>`
+ *
+ * Since: 1.0
  */
 GOptionGroup *
 gg_frontend_get_option_group (GgFrontend *self)
@@ -69,6 +81,8 @@ gg_frontend_get_option_group (GgFrontend *self)
  * @user_data: data for @callback
  *
  * Serves one client on @stdio.
+ *
+ * Since: 1.0
  */
 void
 gg_frontend_run_stdio_async (GgFrontend          *self,
@@ -100,7 +114,11 @@ gg_frontend_run_stdio_async (GgFrontend          *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
+ * Finishes gg_frontend_run_stdio_async().
+ *
  * Returns: %TRUE when the client was served to its end
+ *
+ * Since: 1.0
  */
 gboolean
 gg_frontend_run_stdio_finish (GgFrontend    *self,
@@ -123,6 +141,8 @@ gg_frontend_run_stdio_finish (GgFrontend    *self,
  * daemon mode succeeds doing nothing.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 1.0
  */
 gboolean
 gg_frontend_start_daemon (GgFrontend  *self,
@@ -145,6 +165,8 @@ gg_frontend_start_daemon (GgFrontend  *self,
  *
  * Stops accepting, cancels running work with its proper errors and closes
  * every connection.
+ *
+ * Since: 1.0
  */
 void
 gg_frontend_stop_async (GgFrontend          *self,
@@ -173,7 +195,11 @@ gg_frontend_stop_async (GgFrontend          *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
+ * Finishes gg_frontend_stop_async().
+ *
  * Returns: %TRUE when the front end stopped cleanly
+ *
+ * Since: 1.0
  */
 gboolean
 gg_frontend_stop_finish (GgFrontend    *self,

@@ -5,10 +5,23 @@
  */
 #pragma once
 
+#if !defined (GAMEGATE_INSIDE) && !defined (GAMEGATE_COMPILATION)
+#error "Only <gamegate.h> can be included directly."
+#endif
+
 #include <gio/gio.h>
 
 G_BEGIN_DECLS
 
+/**
+ * GgFrontend:
+ *
+ * A protocol front end a plugin adds with gg_plugin_add_frontend(): it
+ * serves one client on stdio (`gamegate <name>`) and listens on its own
+ * socket in daemon mode (`gamegate serve`).
+ *
+ * Since: 1.0
+ */
 #define GG_TYPE_FRONTEND (gg_frontend_get_type ())
 G_DECLARE_INTERFACE (GgFrontend, gg_frontend, GG, FRONTEND, GObject)
 
@@ -24,6 +37,8 @@ G_DECLARE_INTERFACE (GgFrontend, gg_frontend, GG, FRONTEND, GObject)
  * @start_daemon: start listening on the front end's socket(s)
  * @stop_async: stop accepting, cancel running work with its proper errors
  *   and close every connection; completes when that is done
+ *
+ * Since: 1.0
  */
 struct _GgFrontendInterface {
   GTypeInterface g_iface;

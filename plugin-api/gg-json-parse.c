@@ -475,6 +475,8 @@ scan_document (Scanner *s,
  *
  * Returns: (transfer full): a new mutable node, or %NULL with
  *   %GG_JSON_ERROR_PARSE or %GG_JSON_ERROR_TOO_DEEP
+ *
+ * Since: 1.0
  */
 JsonNode *
 gg_json_parse (const char *data,

@@ -5,7 +5,8 @@
  */
 #pragma once
 
-#include "gg-json.h"
+/* Through the umbrella header: tests compile this file outside the library. */
+#include "gamegate.h"
 
 G_BEGIN_DECLS
 

@@ -40,6 +40,8 @@ all_digits (const char *s)
  * gg_json_path_set() must not build one (%GG_JSON_ERROR_TOO_DEEP).
  *
  * Returns: (transfer full): the segments (empty for the root), or %NULL
+ *
+ * Since: 1.0
  */
 char **
 gg_json_path_split (const char *path,
@@ -62,8 +64,10 @@ gg_json_path_split (const char *path,
   {
     guint dots = 0;
 
-    for (const char *p = path; (p = strchr (p, '.')) != NULL; p++)
-      dots++;
+    /* One pass that stops at the bound: a hostile path is not walked to
+     * its end, and no string function rescans its rest per segment. */
+    for (const char *p = path; *p != '\0' && dots < GG_JSON_DEFAULT_MAX_DEPTH; p++)
+      dots += *p == '.';
     if (dots >= GG_JSON_DEFAULT_MAX_DEPTH)
       {
         g_set_error (error, GG_JSON_ERROR, GG_JSON_ERROR_TOO_DEEP,
@@ -209,6 +213,8 @@ set_not_found (char  **segments,
  * index out of range or a non-index segment on an array.
  *
  * Returns: (transfer none): the node inside @root, or %NULL
+ *
+ * Since: 1.0
  */
 JsonNode *
 gg_json_path_get (JsonNode   *root,
@@ -285,6 +291,8 @@ replace_element (JsonNode *array_node,
  * once the rest of the path is known to be new, so it cannot fail).
  *
  * Returns: %TRUE on success
+ *
+ * Since: 1.0
  */
 gboolean
 gg_json_path_set (JsonNode   *root,
@@ -395,6 +403,8 @@ gg_json_path_set (JsonNode   *root,
  * (%GG_JSON_ERROR_BAD_PATH). Other errors as for gg_json_path_get().
  *
  * Returns: (transfer full): the removed value, or %NULL
+ *
+ * Since: 1.0
  */
 JsonNode *
 gg_json_path_remove (JsonNode   *root,

@@ -19,6 +19,15 @@
 
 #include "gg-json-private.h"
 
+/**
+ * gg_json_error_quark:
+ *
+ * The error domain of JSON parsing and paths, %GG_JSON_ERROR.
+ *
+ * Returns: the #GQuark of the domain
+ *
+ * Since: 1.0
+ */
 G_DEFINE_QUARK (gg-json-error-quark, gg_json_error)
 
 /* Bytes that must be escaped: the control characters, '"' and '\\'. */
@@ -217,6 +226,8 @@ _gg_json_append (GString  *out,
  * non-ASCII left as they are.
  *
  * Returns: (transfer full): the text
+ *
+ * Since: 1.0
  */
 char *
 gg_json_to_string (JsonNode *node)
@@ -237,6 +248,8 @@ gg_json_to_string (JsonNode *node)
  * Like gg_json_to_string() for an object.
  *
  * Returns: (transfer full): the text
+ *
+ * Since: 1.0
  */
 char *
 gg_json_object_to_string (JsonObject *object)
@@ -332,6 +345,8 @@ _gg_json_number_compare (JsonNode *a,
  * in order, strings byte for byte. Two %NULL pointers are equal.
  *
  * Returns: whether @a and @b are the same JSON value
+ *
+ * Since: 1.0
  */
 gboolean
 gg_json_equal (JsonNode *a,
@@ -493,6 +508,8 @@ _gg_json_node_take_array (JsonArray *array)
  * array with @node, so changing one never changes the other.
  *
  * Returns: (transfer full): a mutable copy of @node
+ *
+ * Since: 1.0
  */
 JsonNode *
 gg_json_copy (JsonNode *node)

@@ -5,6 +5,10 @@
  */
 #pragma once
 
+#if !defined (GAMEGATE_INSIDE) && !defined (GAMEGATE_COMPILATION)
+#error "Only <gamegate.h> can be included directly."
+#endif
+
 #include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
@@ -12,14 +16,34 @@ G_BEGIN_DECLS
 #define GG_JSON_ERROR (gg_json_error_quark ())
 GQuark gg_json_error_quark (void);
 
+/**
+ * GgJsonError:
+ * @GG_JSON_ERROR_PARSE: not valid JSON (or not UTF-8)
+ * @GG_JSON_ERROR_TOO_DEEP: nesting beyond the limit
+ * @GG_JSON_ERROR_BAD_PATH: a malformed dot path
+ * @GG_JSON_ERROR_NOT_CONTAINER: the path goes through a value that is not an
+ *   object or array
+ * @GG_JSON_ERROR_NOT_FOUND: the path names nothing
+ *
+ * Errors of the %GG_JSON_ERROR domain.
+ *
+ * Since: 1.0
+ */
 typedef enum {
-  GG_JSON_ERROR_PARSE,        /* not valid JSON (or not UTF-8) */
-  GG_JSON_ERROR_TOO_DEEP,     /* nesting beyond the limit */
-  GG_JSON_ERROR_BAD_PATH,     /* a malformed dot path */
-  GG_JSON_ERROR_NOT_CONTAINER,/* the path goes through a value that is not an object or array */
-  GG_JSON_ERROR_NOT_FOUND,    /* the path names nothing */
+  GG_JSON_ERROR_PARSE,
+  GG_JSON_ERROR_TOO_DEEP,
+  GG_JSON_ERROR_BAD_PATH,
+  GG_JSON_ERROR_NOT_CONTAINER,
+  GG_JSON_ERROR_NOT_FOUND,
 } GgJsonError;
 
+/**
+ * GG_JSON_DEFAULT_MAX_DEPTH:
+ *
+ * The nesting limit protocol messages are parsed with by gg_json_parse().
+ *
+ * Since: 1.0
+ */
 #define GG_JSON_DEFAULT_MAX_DEPTH 128
 
 JsonNode *gg_json_parse             (const char *data,
@@ -31,6 +55,7 @@ char     *gg_json_object_to_string  (JsonObject *object);
 /* A copy that shares nothing with @node (json_node_copy() shares objects
  * and arrays by reference). The copy is mutable. */
 JsonNode *gg_json_copy              (JsonNode *node);
+void      gg_json_mask_secrets      (JsonNode *node);
 gboolean  gg_json_equal             (JsonNode *a,
                                      JsonNode *b);
 

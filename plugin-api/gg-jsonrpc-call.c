@@ -106,7 +106,8 @@ call_cancelled_cb (GCancellable *cancellable,
 void
 _gg_jsonrpc_peer_handle_response (GgJsonRpcPeer *self,
                                   JsonObject    *obj,
-                                  JsonNode      *raw_id)
+                                  JsonNode      *raw_id,
+                                  gboolean       big_int)
 {
   g_autoptr(JsonNode) id = _gg_jsonrpc_normalize_id (raw_id);
   g_autofree char *key = NULL;
@@ -135,6 +136,13 @@ _gg_jsonrpc_peer_handle_response (GgJsonRpcPeer *self,
       return;
     }
 
+  if (big_int)
+    {
+      g_message (_("JSON-RPC peer answered request %s with an integer out of range"), key + 2);
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                               "The response to request %s holds an integer out of range", key + 2);
+      return;
+    }
   if (version == NULL || json_node_get_value_type (version) != G_TYPE_STRING ||
       g_strcmp0 (json_node_get_string (version), "2.0") != 0 ||
       (result != NULL && error_node != NULL) || (result == NULL && error_node == NULL))
@@ -208,6 +216,8 @@ write_request (GgJsonRpcPeer *self,
  *   leave them out
  *
  * Sends a notification.
+ *
+ * Since: 1.0
  */
 void
 gg_jsonrpc_peer_notify (GgJsonRpcPeer *self,
@@ -236,6 +246,8 @@ gg_jsonrpc_peer_notify (GgJsonRpcPeer *self,
  * of the stream with %G_IO_ERROR_CLOSED.
  *
  * Returns: (transfer full): the id sent, as text
+ *
+ * Since: 1.0
  */
 char *
 gg_jsonrpc_peer_call_async (GgJsonRpcPeer       *self,
@@ -320,8 +332,12 @@ gg_jsonrpc_peer_call_async (GgJsonRpcPeer       *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
+ * Finishes gg_jsonrpc_peer_call_async().
+ *
  * Returns: (transfer full): the `result` of the response, or %NULL with
  *   @error set
+ *
+ * Since: 1.0
  */
 JsonNode *
 gg_jsonrpc_peer_call_finish (GgJsonRpcPeer  *self,

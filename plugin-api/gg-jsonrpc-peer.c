@@ -265,7 +265,7 @@ handle_message (GgJsonRpcPeer *self,
                          json_object_has_member (obj, "error") ||
                          is_pending_id (self, raw_id)))
     {
-      _gg_jsonrpc_peer_handle_response (self, obj, raw_id);
+      _gg_jsonrpc_peer_handle_response (self, obj, raw_id, big_int);
       return;
     }
 
@@ -431,6 +431,8 @@ gg_jsonrpc_peer_class_init (GgJsonRpcPeerClass *klass)
    *
    * The stream ended; every outgoing request still waiting has failed with
    * %G_IO_ERROR_CLOSED.
+   *
+   * Since: 1.0
    */
   signals[SIGNAL_CLOSED] =
     g_signal_new ("closed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
@@ -441,6 +443,8 @@ gg_jsonrpc_peer_class_init (GgJsonRpcPeerClass *klass)
    *
    * Every incoming request has been answered (emitted each time the count
    * of unanswered requests drops to zero).
+   *
+   * Since: 1.0
    */
   signals[SIGNAL_IDLE] =
     g_signal_new ("idle", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
@@ -467,6 +471,8 @@ gg_jsonrpc_peer_init (GgJsonRpcPeer *self)
  * Creates a peer. Add methods, then call gg_jsonrpc_peer_start().
  *
  * Returns: (transfer full): a new #GgJsonRpcPeer
+ *
+ * Since: 1.0
  */
 GgJsonRpcPeer *
 gg_jsonrpc_peer_new (GgFramedStream *stream)
@@ -489,7 +495,11 @@ gg_jsonrpc_peer_new (GgFramedStream *stream)
  * gg_jsonrpc_peer_get_stream:
  * @self: a #GgJsonRpcPeer
  *
+ * Gets the stream the peer reads and writes.
+ *
  * Returns: (transfer none): the framed stream
+ *
+ * Since: 1.0
  */
 GgFramedStream *
 gg_jsonrpc_peer_get_stream (GgJsonRpcPeer *self)
@@ -508,6 +518,8 @@ gg_jsonrpc_peer_get_stream (GgJsonRpcPeer *self)
  *   the peer is disposed
  *
  * Registers (or replaces) the handler of @method.
+ *
+ * Since: 1.0
  */
 void
 gg_jsonrpc_peer_add_method (GgJsonRpcPeer       *self,
@@ -536,6 +548,10 @@ gg_jsonrpc_peer_add_method (GgJsonRpcPeer       *self,
  *   the default (-32601 with `data.method`)
  * @user_data: data for @func
  * @destroy: (nullable): frees @user_data
+ *
+ * Sets the handler of the methods no handler was added for.
+ *
+ * Since: 1.0
  */
 void
 gg_jsonrpc_peer_set_fallback (GgJsonRpcPeer       *self,
@@ -560,6 +576,10 @@ gg_jsonrpc_peer_set_fallback (GgJsonRpcPeer       *self,
  * @self: a #GgJsonRpcPeer
  * @prefix: (nullable): prefix of generated ids ("t-" gives "t-1", "t-2", ...);
  *   %NULL (the default) sends integer ids
+ *
+ * Sets how the ids of outgoing requests look.
+ *
+ * Since: 1.0
  */
 void
 gg_jsonrpc_peer_set_id_prefix (GgJsonRpcPeer *self,
@@ -575,6 +595,8 @@ gg_jsonrpc_peer_set_id_prefix (GgJsonRpcPeer *self,
  * @self: a #GgJsonRpcPeer
  *
  * Starts reading the stream.
+ *
+ * Since: 1.0
  */
 void
 gg_jsonrpc_peer_start (GgJsonRpcPeer *self)
@@ -587,7 +609,11 @@ gg_jsonrpc_peer_start (GgJsonRpcPeer *self)
  * gg_jsonrpc_peer_get_pending_incoming:
  * @self: a #GgJsonRpcPeer
  *
+ * Counts the incoming requests waiting for their answer.
+ *
  * Returns: the number of incoming requests not answered yet
+ *
+ * Since: 1.0
  */
 guint
 gg_jsonrpc_peer_get_pending_incoming (GgJsonRpcPeer *self)
@@ -602,6 +628,8 @@ gg_jsonrpc_peer_get_pending_incoming (GgJsonRpcPeer *self)
  *
  * Closes the stream (after the queued output is written). Outgoing requests
  * still waiting fail with %G_IO_ERROR_CLOSED and `closed` is emitted.
+ *
+ * Since: 1.0
  */
 void
 gg_jsonrpc_peer_close (GgJsonRpcPeer *self)

@@ -4,6 +4,10 @@
  */
 #pragma once
 
+#if !defined (GAMEGATE_INSIDE) && !defined (GAMEGATE_COMPILATION)
+#error "Only <gamegate.h> can be included directly."
+#endif
+
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
@@ -19,12 +23,46 @@ G_BEGIN_DECLS
  * `\u0000` in a string (C strings would be cut there), is refused with
  * -32700 before it is parsed. */
 
-/* Standard JSON-RPC error codes. */
-#define GG_JSONRPC_PARSE_ERROR      (-32700)
-#define GG_JSONRPC_INVALID_REQUEST  (-32600)
+/**
+ * GG_JSONRPC_PARSE_ERROR:
+ *
+ * The JSON-RPC 2.0 error code -32700: the message is not valid JSON.
+ *
+ * Since: 1.0
+ */
+#define GG_JSONRPC_PARSE_ERROR (-32700)
+/**
+ * GG_JSONRPC_INVALID_REQUEST:
+ *
+ * The JSON-RPC 2.0 error code -32600: the JSON is not a valid request object.
+ *
+ * Since: 1.0
+ */
+#define GG_JSONRPC_INVALID_REQUEST (-32600)
+/**
+ * GG_JSONRPC_METHOD_NOT_FOUND:
+ *
+ * The JSON-RPC 2.0 error code -32601: no handler for the method.
+ *
+ * Since: 1.0
+ */
 #define GG_JSONRPC_METHOD_NOT_FOUND (-32601)
-#define GG_JSONRPC_INVALID_PARAMS   (-32602)
-#define GG_JSONRPC_INTERNAL_ERROR   (-32603)
+/**
+ * GG_JSONRPC_INVALID_PARAMS:
+ *
+ * The JSON-RPC 2.0 error code -32602: the params do not fit the method.
+ *
+ * Since: 1.0
+ */
+#define GG_JSONRPC_INVALID_PARAMS (-32602)
+/**
+ * GG_JSONRPC_INTERNAL_ERROR:
+ *
+ * The JSON-RPC 2.0 error code -32603: the handler failed, or dropped the request without an answer.
+ *
+ * Since: 1.0
+ */
+#define GG_JSONRPC_INTERNAL_ERROR (-32603)
 
 /* A remote error response, or a local failure of an outgoing request. The
  * GError code is the JSON-RPC code; gg_jsonrpc_error_get_data() gives `data`. */
@@ -36,11 +74,18 @@ GError     *gg_jsonrpc_error_new      (int         code,
                                        const char *format,
                                        ...) G_GNUC_PRINTF (3, 4);
 
-/* An incoming request or notification. Like GDBusMethodInvocation: the
+/**
+ * GgJsonRpcRequest:
+ *
+ * An incoming request or notification. Like #GDBusMethodInvocation: the
  * handler (or whoever it hands it to) answers it exactly once with
- * gg_jsonrpc_request_return_*(), which consumes the reference. A request
- * dropped without an answer is answered with -32603 so the client never
- * waits forever. Answers to notifications are discarded. */
+ * gg_jsonrpc_request_return_result(), gg_jsonrpc_request_return_error() or
+ * gg_jsonrpc_request_return_gerror(), which consume the reference. A
+ * request dropped without an answer is answered with -32603 so the client
+ * never waits forever. Answers to notifications are discarded.
+ *
+ * Since: 1.0
+ */
 typedef struct _GgJsonRpcRequest GgJsonRpcRequest;
 typedef struct _GgJsonRpcPeer GgJsonRpcPeer;
 
@@ -71,11 +116,25 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (GgJsonRpcRequest, gg_jsonrpc_request_unref)
  * @peer: the peer the request came in on
  * @request: (transfer full): the request; answer it exactly once
  * @user_data: data given to gg_jsonrpc_peer_add_method()
+ *
+ * Handles one incoming request or notification of a method.
+ *
+ * Since: 1.0
  */
 typedef void (*GgJsonRpcMethodFunc) (GgJsonRpcPeer    *peer,
                                      GgJsonRpcRequest *request,
                                      gpointer          user_data);
 
+/**
+ * GgJsonRpcPeer:
+ *
+ * Both ends of JSON-RPC 2.0 over a #GgFramedStream: incoming requests go to
+ * the handlers added with gg_jsonrpc_peer_add_method(), outgoing ones are
+ * sent with gg_jsonrpc_peer_call_async() and matched to their responses.
+ * Ids are echoed exactly; batches are refused.
+ *
+ * Since: 1.0
+ */
 #define GG_TYPE_JSONRPC_PEER (gg_jsonrpc_peer_get_type ())
 G_DECLARE_FINAL_TYPE (GgJsonRpcPeer, gg_jsonrpc_peer, GG, JSONRPC_PEER, GObject)
 

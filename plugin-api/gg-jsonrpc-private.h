@@ -68,10 +68,13 @@ void              _gg_jsonrpc_pending_call_free    (gpointer       call);
 /* Fails every outgoing request still waiting with G_IO_ERROR_CLOSED. */
 void              _gg_jsonrpc_peer_fail_all_pending (GgJsonRpcPeer *self,
                                                      const char    *why);
-/* Completes the outgoing request a response (with @raw_id) answers. */
+/* Completes the outgoing request a response (with @raw_id) answers;
+ * @big_int: the response holds an integer json-glib could not read, so
+ * the request fails rather than see a wrapped value. */
 void              _gg_jsonrpc_peer_handle_response (GgJsonRpcPeer *self,
                                                     JsonObject    *obj,
-                                                    JsonNode      *raw_id);
+                                                    JsonNode      *raw_id,
+                                                    gboolean       big_int);
 
 /* gg-jsonrpc-wire.c */
 

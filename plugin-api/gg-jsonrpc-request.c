@@ -35,6 +35,16 @@ gg_jsonrpc_error_private_clear (GgJsonRpcErrorPrivate *priv)
   g_clear_pointer (&priv->data, json_node_unref);
 }
 
+/**
+ * gg_jsonrpc_error_quark:
+ *
+ * The error domain of JSON-RPC errors, %GG_JSONRPC_ERROR: the code of an
+ * error is its JSON-RPC code, gg_jsonrpc_error_get_data() its `data`.
+ *
+ * Returns: the #GQuark of the domain
+ *
+ * Since: 1.0
+ */
 /* Defines gg_jsonrpc_error_quark() and gg_jsonrpc_error_get_private(). */
 G_DEFINE_EXTENDED_ERROR (GgJsonRpcError, gg_jsonrpc_error)
 
@@ -42,8 +52,12 @@ G_DEFINE_EXTENDED_ERROR (GgJsonRpcError, gg_jsonrpc_error)
  * gg_jsonrpc_error_get_data:
  * @error: a #GError
  *
+ * Gets the `data` member of a JSON-RPC error.
+ *
  * Returns: (transfer none) (nullable): the `data` of a %GG_JSONRPC_ERROR, or
  *   %NULL if it has none or @error is of another domain
+ *
+ * Since: 1.0
  */
 JsonNode *
 gg_jsonrpc_error_get_data (const GError *error)
@@ -63,7 +77,11 @@ gg_jsonrpc_error_get_data (const GError *error)
  * @format: printf-style format of the message
  * @...: arguments for @format
  *
+ * Creates a %GG_JSONRPC_ERROR whose code is @code.
+ *
  * Returns: (transfer full): a new %GG_JSONRPC_ERROR
+ *
+ * Since: 1.0
  */
 GError *
 gg_jsonrpc_error_new (int         code,
@@ -122,7 +140,11 @@ _gg_jsonrpc_request_new (GgJsonRpcPeer *peer,
  * gg_jsonrpc_request_ref:
  * @request: a #GgJsonRpcRequest
  *
+ * Takes a reference on @request.
+ *
  * Returns: (transfer full): @request
+ *
+ * Since: 1.0
  */
 GgJsonRpcRequest *
 gg_jsonrpc_request_ref (GgJsonRpcRequest *request)
@@ -138,6 +160,8 @@ gg_jsonrpc_request_ref (GgJsonRpcRequest *request)
  *
  * Drops a reference. Dropping the last one of a request nobody answered
  * answers it with -32603, so the client never waits forever.
+ *
+ * Since: 1.0
  */
 void
 gg_jsonrpc_request_unref (GgJsonRpcRequest *request)
@@ -174,7 +198,11 @@ gg_jsonrpc_request_unref (GgJsonRpcRequest *request)
  * gg_jsonrpc_request_get_method:
  * @request: a #GgJsonRpcRequest
  *
+ * Gets the method the request calls.
+ *
  * Returns: (transfer none): the method name
+ *
+ * Since: 1.0
  */
 const char *
 gg_jsonrpc_request_get_method (GgJsonRpcRequest *request)
@@ -187,8 +215,12 @@ gg_jsonrpc_request_get_method (GgJsonRpcRequest *request)
  * gg_jsonrpc_request_get_params:
  * @request: a #GgJsonRpcRequest
  *
+ * Gets the request's parameters.
+ *
  * Returns: (transfer none): the `params` object; an empty object when the
  *   message had none, never %NULL
+ *
+ * Since: 1.0
  */
 JsonObject *
 gg_jsonrpc_request_get_params (GgJsonRpcRequest *request)
@@ -201,8 +233,12 @@ gg_jsonrpc_request_get_params (GgJsonRpcRequest *request)
  * gg_jsonrpc_request_get_id:
  * @request: a #GgJsonRpcRequest
  *
+ * Gets the request's id as it came in.
+ *
  * Returns: (transfer none) (nullable): the id (a string or an integer node),
  *   %NULL for a notification
+ *
+ * Since: 1.0
  */
 JsonNode *
 gg_jsonrpc_request_get_id (GgJsonRpcRequest *request)
@@ -215,8 +251,13 @@ gg_jsonrpc_request_get_id (GgJsonRpcRequest *request)
  * gg_jsonrpc_request_dup_id_string:
  * @request: a #GgJsonRpcRequest
  *
+ * Gets the request's id as text, for logs and for naming it in a later
+ * message.
+ *
  * Returns: (transfer full) (nullable): the id as text (a string id as is, an
  *   integer in decimal), %NULL for a notification
+ *
+ * Since: 1.0
  */
 char *
 gg_jsonrpc_request_dup_id_string (GgJsonRpcRequest *request)
@@ -234,7 +275,11 @@ gg_jsonrpc_request_dup_id_string (GgJsonRpcRequest *request)
  * gg_jsonrpc_request_is_notification:
  * @request: a #GgJsonRpcRequest
  *
+ * Tells whether the message is a notification.
+ *
  * Returns: %TRUE if the message had no id (no answer is expected)
+ *
+ * Since: 1.0
  */
 gboolean
 gg_jsonrpc_request_is_notification (GgJsonRpcRequest *request)
@@ -247,7 +292,11 @@ gg_jsonrpc_request_is_notification (GgJsonRpcRequest *request)
  * gg_jsonrpc_request_get_peer:
  * @request: a #GgJsonRpcRequest
  *
+ * Gets the peer the request came in on.
+ *
  * Returns: (transfer none): the peer the request came in on
+ *
+ * Since: 1.0
  */
 GgJsonRpcPeer *
 gg_jsonrpc_request_get_peer (GgJsonRpcRequest *request)
@@ -260,7 +309,11 @@ gg_jsonrpc_request_get_peer (GgJsonRpcRequest *request)
  * gg_jsonrpc_request_is_answered:
  * @request: a #GgJsonRpcRequest
  *
+ * Tells whether the request was answered.
+ *
  * Returns: %TRUE once an answer was sent (always for a notification)
+ *
+ * Since: 1.0
  */
 gboolean
 gg_jsonrpc_request_is_answered (GgJsonRpcRequest *request)
@@ -291,6 +344,8 @@ begin_answer (GgJsonRpcRequest *request)
  * @result: (nullable) (transfer none): the result (%NULL sends `null`)
  *
  * Answers @request with a result and drops the caller's reference.
+ *
+ * Since: 1.0
  */
 void
 gg_jsonrpc_request_return_result (GgJsonRpcRequest *request,
@@ -315,6 +370,8 @@ gg_jsonrpc_request_return_result (GgJsonRpcRequest *request,
  * @...: arguments for @format
  *
  * Answers @request with an error and drops the caller's reference.
+ *
+ * Since: 1.0
  */
 void
 gg_jsonrpc_request_return_error (GgJsonRpcRequest *request,
@@ -348,6 +405,8 @@ gg_jsonrpc_request_return_error (GgJsonRpcRequest *request,
  * Answers @request with @error: a %GG_JSONRPC_ERROR keeps its code and
  * `data`; any other error becomes -32603 with its message. Drops the
  * caller's reference.
+ *
+ * Since: 1.0
  */
 void
 gg_jsonrpc_request_return_gerror (GgJsonRpcRequest *request,

@@ -66,6 +66,8 @@ merge (JsonNode *target,
  *
  * Returns: (transfer full): the patched document, sharing nothing with
  *   @target or @patch
+ *
+ * Since: 1.0
  */
 JsonNode *
 gg_json_merge_patch (JsonNode *target,

@@ -35,6 +35,15 @@ gg_model_error_private_clear (GgModelErrorPrivate *priv)
   g_clear_pointer (&priv->data, json_object_unref);
 }
 
+/**
+ * gg_model_error_quark:
+ *
+ * The error domain of model failures, %GG_MODEL_ERROR.
+ *
+ * Returns: the #GQuark of the domain
+ *
+ * Since: 1.0
+ */
 /* Extended error: the private part carries the error's extra `data` members
  * (retryAfterSeconds, path, schemaPath, ...) through g_error_copy() and GTask. */
 G_DEFINE_EXTENDED_ERROR (GgModelError, gg_model_error)
@@ -59,8 +68,12 @@ static const char *const error_names[] = {
  * gg_model_error_to_name:
  * @code: a #GgModelError
  *
+ * Gets the oam name of a model error code.
+ *
  * Returns: (transfer none) (nullable): the oam `data.code` string of @code
  *   ("guardrail_violation"), or %NULL for a value outside the enum
+ *
+ * Since: 1.0
  */
 const char *
 gg_model_error_to_name (GgModelError code)
@@ -76,7 +89,11 @@ gg_model_error_to_name (GgModelError code)
  * @name: an oam `data.code` string
  * @out_code: (out) (optional): the matching code
  *
+ * Looks up the error code of an oam `data.code` name.
+ *
  * Returns: %TRUE when @name is one of the model error names
+ *
+ * Since: 1.0
  */
 gboolean
 gg_model_error_from_name (const char   *name,
@@ -100,7 +117,11 @@ gg_model_error_from_name (const char   *name,
  * gg_model_error_rpc_code:
  * @code: a #GgModelError
  *
+ * Gets the JSON-RPC error code a model error is sent with.
+ *
  * Returns: the JSON-RPC error code of @code (-32001 … -32012)
+ *
+ * Since: 1.0
  */
 int
 gg_model_error_rpc_code (GgModelError code)
@@ -114,8 +135,13 @@ gg_model_error_rpc_code (GgModelError code)
  * @data: (nullable): extra members of the error's `data` object
  *   (e.g. `retryAfterSeconds`); referenced, do not modify it afterwards
  * @format: printf-style message
+ * @...: arguments for @format
+ *
+ * Creates a model error whose `data.code` is the name of @code.
  *
  * Returns: (transfer full): a new #GError in %GG_MODEL_ERROR
+ *
+ * Since: 1.0
  */
 GError *
 gg_model_error_new (GgModelError code,
@@ -142,8 +168,12 @@ gg_model_error_new (GgModelError code,
  * gg_model_error_get_data:
  * @error: a #GError
  *
+ * Gets the extra `data` members of a model error.
+ *
  * Returns: (transfer none) (nullable): the extra data given to
  *   gg_model_error_new(), or %NULL (also for errors of other domains)
+ *
+ * Since: 1.0
  */
 JsonObject *
 gg_model_error_get_data (const GError *error)
@@ -162,7 +192,11 @@ gg_model_error_get_data (const GError *error)
  * gg_tool_mode_to_string:
  * @mode: a #GgToolMode
  *
+ * Gets the oam name of a tool mode.
+ *
  * Returns: (transfer none): "allowed", "none" or "required"
+ *
+ * Since: 1.0
  */
 const char *
 gg_tool_mode_to_string (GgToolMode mode)
@@ -195,9 +229,12 @@ G_DEFINE_BOXED_TYPE (GgModelRequest, gg_model_request,
 
 /**
  * gg_model_request_new:
+ * Creates an empty request.
  *
  * Returns: (transfer full): an empty request: no instructions, an empty
  *   transcript, no tools, tool mode "allowed", model default temperature
+ *
+ * Since: 1.0
  */
 GgModelRequest *
 gg_model_request_new (void)
@@ -215,7 +252,11 @@ gg_model_request_new (void)
  * gg_model_request_ref:
  * @request: a #GgModelRequest
  *
+ * Takes a reference on @request.
+ *
  * Returns: (transfer full): @request
+ *
+ * Since: 1.0
  */
 GgModelRequest *
 gg_model_request_ref (GgModelRequest *request)
@@ -230,6 +271,8 @@ gg_model_request_ref (GgModelRequest *request)
  * @request: (transfer full): a #GgModelRequest
  *
  * Drops a reference; the last one frees the request and its members.
+ *
+ * Since: 1.0
  */
 void
 gg_model_request_unref (GgModelRequest *request)
@@ -331,8 +374,11 @@ G_DEFINE_BOXED_TYPE (GgModelReply, gg_model_reply,
 
 /**
  * gg_model_reply_new:
+ * Creates an empty reply for a backend to fill.
  *
  * Returns: (transfer full): an empty reply with zero usage
+ *
+ * Since: 1.0
  */
 GgModelReply *
 gg_model_reply_new (void)
@@ -344,7 +390,11 @@ gg_model_reply_new (void)
  * gg_model_reply_copy:
  * @reply: a #GgModelReply
  *
+ * Copies a reply.
+ *
  * Returns: (transfer full): a deep copy of @reply
+ *
+ * Since: 1.0
  */
 GgModelReply *
 gg_model_reply_copy (const GgModelReply *reply)
@@ -371,6 +421,10 @@ gg_model_reply_copy (const GgModelReply *reply)
 /**
  * gg_model_reply_free:
  * @reply: (transfer full) (nullable): a #GgModelReply
+ *
+ * Frees a reply and what it owns.
+ *
+ * Since: 1.0
  */
 void
 gg_model_reply_free (GgModelReply *reply)
@@ -396,8 +450,12 @@ gg_model_default_init (GgModelInterface *iface)
  * gg_model_get_name:
  * @self: a #GgModel
  *
+ * Gets the model's name.
+ *
  * Returns: (transfer none): the model's name for listings ("scripted"), or
  *   the type name when the backend does not say
+ *
+ * Since: 1.0
  */
 const char *
 gg_model_get_name (GgModel *self)
@@ -415,7 +473,11 @@ gg_model_get_name (GgModel *self)
  * gg_model_get_context_size:
  * @self: a #GgModel
  *
+ * Gets the size of the model's context window.
+ *
  * Returns: the context window in tokens (8192 when the backend does not say)
+ *
+ * Since: 1.0
  */
 gint64
 gg_model_get_context_size (GgModel *self)
@@ -446,6 +508,8 @@ gg_model_get_context_size (GgModel *self)
  * @user_data: data for @callback
  *
  * Runs one inference step.
+ *
+ * Since: 1.0
  */
 void
 gg_model_step_async (GgModel             *self,
@@ -470,7 +534,11 @@ gg_model_step_async (GgModel             *self,
  * @result: the #GAsyncResult given to the callback
  * @error: return location for a #GError (%GG_MODEL_ERROR)
  *
+ * Finishes gg_model_step_async().
+ *
  * Returns: (transfer full) (nullable): the step's reply, or %NULL with @error set
+ *
+ * Since: 1.0
  */
 GgModelReply *
 gg_model_step_finish (GgModel       *self,
@@ -491,6 +559,8 @@ gg_model_step_finish (GgModel       *self,
  *
  * Asks whether the model can run (oam `model/availability`). Backends that
  * do not implement it are always `{"available": true}`.
+ *
+ * Since: 1.0
  */
 void
 gg_model_availability_async (GgModel             *self,
@@ -524,7 +594,11 @@ gg_model_availability_async (GgModel             *self,
  * @result: the #GAsyncResult given to the callback
  * @error: return location for a #GError
  *
+ * Finishes gg_model_availability_async().
+ *
  * Returns: (transfer full) (nullable): `{"available": bool, "reason"?, …}`
+ *
+ * Since: 1.0
  */
 JsonObject *
 gg_model_availability_finish (GgModel       *self,

@@ -4,16 +4,47 @@
  */
 #pragma once
 
+#if !defined (GAMEGATE_INSIDE) && !defined (GAMEGATE_COMPILATION)
+#error "Only <gamegate.h> can be included directly."
+#endif
+
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
 
-/* Errors in the oam vocabulary (spec section 8). The enum values are the
- * distance from -32000, so the JSON-RPC code is -32000 - value. */
 #define GG_MODEL_ERROR (gg_model_error_quark ())
 GQuark gg_model_error_quark (void);
 
+/**
+ * GgModelError:
+ * @GG_MODEL_ERROR_MODEL_UNAVAILABLE: no model can answer (none configured,
+ *   the backend is down or still loading)
+ * @GG_MODEL_ERROR_GUARDRAIL_VIOLATION: input or output tripped the
+ *   backend's safety guardrails
+ * @GG_MODEL_ERROR_REFUSAL: the model refused
+ * @GG_MODEL_ERROR_CONTEXT_SIZE_EXCEEDED: the conversation does not fit the
+ *   context window
+ * @GG_MODEL_ERROR_RATE_LIMITED: the backend asks to wait;
+ *   `data.retryAfterSeconds` says how long when it is known
+ * @GG_MODEL_ERROR_UNSUPPORTED_LANGUAGE: the prompt's language is not
+ *   supported
+ * @GG_MODEL_ERROR_INVALID_SCHEMA: a schema or tool definition cannot be
+ *   used; `data.path` and `data.schemaPath` say where
+ * @GG_MODEL_ERROR_TOOL_FAILED: a local tool aborted the turn (client tools
+ *   never do)
+ * @GG_MODEL_ERROR_CANCELLED: the turn was cancelled
+ * @GG_MODEL_ERROR_BUSY: the model session was busy
+ * @GG_MODEL_ERROR_INVALID_REQUEST: the model rejected the input (e.g.
+ *   unsupported transcript content)
+ * @GG_MODEL_ERROR_GENERATION_FAILED: any other model failure
+ *
+ * Errors of the %GG_MODEL_ERROR domain, in the oam vocabulary (spec section
+ * 8): each has a `data.code` name (gg_model_error_to_name()) and the
+ * JSON-RPC code -32000 - value (gg_model_error_rpc_code()).
+ *
+ * Since: 1.0
+ */
 typedef enum {
   GG_MODEL_ERROR_MODEL_UNAVAILABLE = 1,
   GG_MODEL_ERROR_GUARDRAIL_VIOLATION = 2,
@@ -39,15 +70,34 @@ GError      *gg_model_error_new        (GgModelError code,
                                         ...) G_GNUC_PRINTF (3, 4);
 JsonObject  *gg_model_error_get_data   (const GError *error);
 
-/* Tool calling mode of one step, as reported in oam's `toolCallingMode`. */
+/**
+ * GgToolMode:
+ * @GG_TOOL_MODE_ALLOWED: the model may call any visible tool or answer
+ * @GG_TOOL_MODE_NONE: tools are hidden; the model must answer
+ * @GG_TOOL_MODE_REQUIRED: the model must call one of the visible tools
+ *
+ * Tool calling mode of one step, as reported in oam's `toolCallingMode`.
+ *
+ * Since: 1.0
+ */
 typedef enum {
-  GG_TOOL_MODE_ALLOWED,  /* the model may call any visible tool or answer */
-  GG_TOOL_MODE_NONE,     /* tools are hidden; the model must answer */
-  GG_TOOL_MODE_REQUIRED, /* the model must call one of the visible tools */
+  GG_TOOL_MODE_ALLOWED,
+  GG_TOOL_MODE_NONE,
+  GG_TOOL_MODE_REQUIRED,
 } GgToolMode;
 
 const char *gg_tool_mode_to_string (GgToolMode mode);
 
+/**
+ * GgUsage:
+ * @input_tokens: tokens of the request, cached ones included
+ * @cached_input_tokens: of @input_tokens, those the backend had cached
+ * @output_tokens: tokens of the answer
+ *
+ * Tokens one step used, as the backend reported them (0 when it did not).
+ *
+ * Since: 1.0
+ */
 typedef struct {
   gint64 input_tokens;
   gint64 cached_input_tokens;
@@ -74,6 +124,8 @@ typedef struct {
  * the request is handed to a model. The transcript's entry objects are
  * shared with the session's history and later requests (figures derived
  * from them may be remembered per entry): never modify them.
+ *
+ * Since: 1.0
  */
 typedef struct {
   char *instructions;
@@ -106,6 +158,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (GgModelRequest, gg_model_request_unref)
  *
  * One inference step's output: exactly one of @text, @json and @tool_calls
  * is set.
+ *
+ * Since: 1.0
  */
 typedef struct {
   char *text;
@@ -130,11 +184,22 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (GgModelReply, gg_model_reply_free)
  * @user_data: data given to gg_model_step_async()
  *
  * Receives streamed text while a step runs, always before the step completes.
+ *
+ * Since: 1.0
  */
 typedef void (*GgModelDeltaFunc) (const char *delta,
                                   gboolean    is_reset,
                                   gpointer    user_data);
 
+/**
+ * GgModel:
+ *
+ * A model backend: one inference step at a time, asynchronously, with
+ * streamed text. Backends are created by the #GgModelFactory a plugin
+ * registers with gg_bus_register_model_type(); #GgAgentTurn drives them.
+ *
+ * Since: 1.0
+ */
 #define GG_TYPE_MODEL (gg_model_get_type ())
 G_DECLARE_INTERFACE (GgModel, gg_model, GG, MODEL, GObject)
 
@@ -195,6 +260,8 @@ JsonObject   *gg_model_availability_finish (GgModel       *self,
  * Creates a fresh model instance (each session gets its own).
  *
  * Returns: (transfer full): a new #GgModel, or %NULL with @error set
+ *
+ * Since: 1.0
  */
 typedef GgModel *(*GgModelFactory) (JsonObject *spec,
                                     gpointer    user_data,

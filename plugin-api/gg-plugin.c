@@ -55,6 +55,8 @@ is_one_line (const char *text)
  * The error message is the reason shown to the user.
  *
  * Returns: %TRUE when the descriptor is usable
+ *
+ * Since: 1.0
  */
 gboolean
 gg_plugin_descriptor_check (const GgPluginDescriptor *descriptor,
@@ -158,6 +160,8 @@ gg_plugin_init (GgPlugin *self)
  * Creates the host's handle for one plugin. Call gg_plugin_setup() next.
  *
  * Returns: (transfer full): a new #GgPlugin
+ *
+ * Since: 1.0
  */
 GgPlugin *
 gg_plugin_new (const GgPluginDescriptor *descriptor,
@@ -188,6 +192,8 @@ gg_plugin_new (const GgPluginDescriptor *descriptor,
  * generic error, so the host can always name a reason.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 1.0
  */
 gboolean
 gg_plugin_setup (GgPlugin *self,
@@ -224,7 +230,11 @@ gg_plugin_setup (GgPlugin *self,
  * gg_plugin_get_name:
  * @self: a #GgPlugin
  *
+ * Gets the name from the plugin's descriptor.
+ *
  * Returns: (transfer none): the plugin's unique name
+ *
+ * Since: 1.0
  */
 const char *
 gg_plugin_get_name (GgPlugin *self)
@@ -237,7 +247,11 @@ gg_plugin_get_name (GgPlugin *self)
  * gg_plugin_get_version:
  * @self: a #GgPlugin
  *
+ * Gets the version from the plugin's descriptor.
+ *
  * Returns: (transfer none): the plugin's version
+ *
+ * Since: 1.0
  */
 const char *
 gg_plugin_get_version (GgPlugin *self)
@@ -250,7 +264,11 @@ gg_plugin_get_version (GgPlugin *self)
  * gg_plugin_get_description:
  * @self: a #GgPlugin
  *
+ * Gets the description from the plugin's descriptor.
+ *
  * Returns: (transfer none): one line about the plugin
+ *
+ * Since: 1.0
  */
 const char *
 gg_plugin_get_description (GgPlugin *self)
@@ -263,7 +281,11 @@ gg_plugin_get_description (GgPlugin *self)
  * gg_plugin_get_license:
  * @self: a #GgPlugin
  *
+ * Gets the licence from the plugin's descriptor.
+ *
  * Returns: (transfer none): the SPDX licence expression
+ *
+ * Since: 1.0
  */
 const char *
 gg_plugin_get_license (GgPlugin *self)
@@ -276,7 +298,11 @@ gg_plugin_get_license (GgPlugin *self)
  * gg_plugin_get_path:
  * @self: a #GgPlugin
  *
+ * Gets the file the plugin was loaded from.
+ *
  * Returns: (transfer none) (nullable): the module file
+ *
+ * Since: 1.0
  */
 const char *
 gg_plugin_get_path (GgPlugin *self)
@@ -289,7 +315,12 @@ gg_plugin_get_path (GgPlugin *self)
  * gg_plugin_get_bus:
  * @self: a #GgPlugin
  *
+ * Gets the bus the plugin registers its model types, front ends and targets
+ * on.
+ *
  * Returns: (transfer none): the process's bus
+ *
+ * Since: 1.0
  */
 GgBus *
 gg_plugin_get_bus (GgPlugin *self)
@@ -305,6 +336,8 @@ gg_plugin_get_bus (GgPlugin *self)
  * The gateway configuration; a plugin reads the group named after it.
  *
  * Returns: (transfer none): the configuration
+ *
+ * Since: 1.0
  */
 GgConfig *
 gg_plugin_get_config (GgPlugin *self)
@@ -321,6 +354,8 @@ gg_plugin_get_config (GgPlugin *self)
  * Registers @frontend with the bus, so `gamegate <name>` and the daemon
  * find it. A name already taken by another front end is refused with a
  * warning.
+ *
+ * Since: 1.0
  */
 void
 gg_plugin_add_frontend (GgPlugin   *self,

@@ -750,6 +750,8 @@ out:
  * %GG_SCHEMA_ERROR_INVALID_SCHEMA instead of exhausting the stack.
  *
  * Returns: %TRUE if @instance is valid
+ *
+ * Since: 1.0
  */
 gboolean
 gg_schema_validate (GgSchema *self,

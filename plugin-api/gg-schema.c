@@ -37,6 +37,15 @@ gg_schema_error_private_clear (GgSchemaErrorPrivate *priv)
   g_clear_pointer (&priv->schema_path, g_free);
 }
 
+/**
+ * gg_schema_error_quark:
+ *
+ * The error domain of JSON Schema errors, %GG_SCHEMA_ERROR.
+ *
+ * Returns: the #GQuark of the domain
+ *
+ * Since: 1.0
+ */
 G_DEFINE_EXTENDED_ERROR (GgSchemaError, gg_schema_error)
 
 G_DEFINE_FINAL_TYPE (GgSchema, gg_schema, G_TYPE_OBJECT)
@@ -67,9 +76,13 @@ _gg_schema_set_error (GError    **error,
  * gg_schema_error_get_path:
  * @error: a #GG_SCHEMA_ERROR
  *
+ * Gets where in the instance validation failed.
+ *
  * Returns: (nullable): the JSON pointer into the instance where
  *   validation failed ("#" for the root, "#/party/0/name"), or %NULL for
  *   errors about the schema itself and for other domains
+ *
+ * Since: 1.0
  */
 const char *
 gg_schema_error_get_path (const GError *error)
@@ -86,9 +99,13 @@ gg_schema_error_get_path (const GError *error)
  * gg_schema_error_get_schema_path:
  * @error: a #GG_SCHEMA_ERROR
  *
+ * Gets the schema keyword validation failed at.
+ *
  * Returns: (nullable): the JSON pointer to the schema keyword at fault
  *   ("#/properties/name/minLength"; through a $ref it points into the
  *   referenced schema), or %NULL for other domains
+ *
+ * Since: 1.0
  */
 const char *
 gg_schema_error_get_schema_path (const GError *error)
@@ -641,6 +658,8 @@ compile_node (Compiler *c,
  *
  * Returns: (transfer full): the compiled schema, or %NULL with an error
  *   whose gg_schema_error_get_schema_path() names the bad keyword
+ *
+ * Since: 1.0
  */
 GgSchema *
 gg_schema_new (JsonNode *schema,
@@ -693,7 +712,11 @@ gg_schema_new (JsonNode *schema,
  * gg_schema_get_root:
  * @self: a #GgSchema
  *
+ * Gets the schema document.
+ *
  * Returns: (transfer none): the schema document, sealed (immutable)
+ *
+ * Since: 1.0
  */
 JsonNode *
 gg_schema_get_root (GgSchema *self)

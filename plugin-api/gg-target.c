@@ -6,6 +6,15 @@
 
 #include "gg-target.h"
 
+/**
+ * gg_target_error_quark:
+ *
+ * The error domain of calls into a game, %GG_TARGET_ERROR.
+ *
+ * Returns: the #GQuark of the domain
+ *
+ * Since: 1.0
+ */
 G_DEFINE_QUARK (gg-target-error-quark, gg_target_error)
 
 G_DEFINE_INTERFACE (GgTarget, gg_target, G_TYPE_OBJECT)
@@ -26,6 +35,8 @@ gg_target_default_init (GgTargetInterface *iface)
    * GgTarget::tools-changed:
    *
    * The target's tool list changed; fetch it again.
+   *
+   * Since: 1.0
    */
   signals[SIGNAL_TOOLS_CHANGED] =
     g_signal_new ("tools-changed", G_TYPE_FROM_INTERFACE (iface), G_SIGNAL_RUN_LAST,
@@ -33,12 +44,15 @@ gg_target_default_init (GgTargetInterface *iface)
 
   /**
    * GgTarget::event:
+   * @self: the target
    * @channel: the event channel
    * @seq: the sequence number within @channel
    * @payload: (transfer none): the event's JSON payload; valid during the
    *   emission only, so copy what you keep and do not modify it
    *
    * An event from the game, emitted in order per channel.
+   *
+   * Since: 1.0
    */
   signals[SIGNAL_EVENT] =
     g_signal_new ("event", G_TYPE_FROM_INTERFACE (iface), G_SIGNAL_RUN_LAST,
@@ -50,6 +64,8 @@ gg_target_default_init (GgTargetInterface *iface)
    * GgTarget::status-changed:
    *
    * gg_target_get_info() would now report another `status`.
+   *
+   * Since: 1.0
    */
   signals[SIGNAL_STATUS_CHANGED] =
     g_signal_new ("status-changed", G_TYPE_FROM_INTERFACE (iface), G_SIGNAL_RUN_LAST,
@@ -60,7 +76,11 @@ gg_target_default_init (GgTargetInterface *iface)
  * gg_target_get_id:
  * @self: a #GgTarget
  *
+ * Gets the target's id, unique on the bus.
+ *
  * Returns: (transfer none): the stable id, `<connector>:<name>`
+ *
+ * Since: 1.0
  */
 const char *
 gg_target_get_id (GgTarget *self)
@@ -73,7 +93,12 @@ gg_target_get_id (GgTarget *self)
  * gg_target_get_info:
  * @self: a #GgTarget
  *
+ * Describes the instance (`id`, `kind`, `name`, `status` and members of its
+ * connector).
+ *
  * Returns: (transfer full): a JSON object describing the instance
+ *
+ * Since: 1.0
  */
 JsonObject *
 gg_target_get_info (GgTarget *self)
@@ -113,6 +138,8 @@ report_unsupported (GgTarget            *self,
  * @user_data: data for @callback
  *
  * Fetches the target's tools.
+ *
+ * Since: 1.0
  */
 void
 gg_target_list_tools_async (GgTarget            *self,
@@ -138,8 +165,12 @@ gg_target_list_tools_async (GgTarget            *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
+ * Finishes gg_target_list_tools_async().
+ *
  * Returns: (transfer full): `[{"name","description","parameters","tags"?}]`,
  *   or %NULL with @error set
+ *
+ * Since: 1.0
  */
 JsonArray *
 gg_target_list_tools_finish (GgTarget      *self,
@@ -165,6 +196,8 @@ gg_target_list_tools_finish (GgTarget      *self,
  *
  * Runs one tool of the game. A target that cannot call tools fails with
  * %G_IO_ERROR_NOT_SUPPORTED.
+ *
+ * Since: 1.0
  */
 void
 gg_target_call_tool_async (GgTarget            *self,
@@ -193,7 +226,11 @@ gg_target_call_tool_async (GgTarget            *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError (%GG_TARGET_ERROR and others)
  *
+ * Finishes gg_target_call_tool_async().
+ *
  * Returns: (transfer full): the tool's JSON output, or %NULL with @error set
+ *
+ * Since: 1.0
  */
 JsonNode *
 gg_target_call_tool_finish (GgTarget      *self,
@@ -215,6 +252,8 @@ gg_target_call_tool_finish (GgTarget      *self,
  * @user_data: data for @callback
  *
  * Reads the game's state.
+ *
+ * Since: 1.0
  */
 void
 gg_target_get_state_async (GgTarget            *self,
@@ -240,7 +279,11 @@ gg_target_get_state_async (GgTarget            *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
+ * Finishes gg_target_get_state_async().
+ *
  * Returns: (transfer full): the state, or %NULL with @error set
+ *
+ * Since: 1.0
  */
 JsonNode *
 gg_target_get_state_finish (GgTarget      *self,
@@ -263,6 +306,8 @@ gg_target_get_state_finish (GgTarget      *self,
  *
  * For connectors: reports an event of the game. Emit events of one channel
  * in order; the bus forwards them as they come.
+ *
+ * Since: 1.0
  */
 void
 gg_target_emit_event (GgTarget   *self,
@@ -283,6 +328,8 @@ gg_target_emit_event (GgTarget   *self,
  *
  * For connectors: emits #GgTarget::tools-changed after the game's tool
  * list changed, so consumers fetch it again.
+ *
+ * Since: 1.0
  */
 void
 gg_target_emit_tools_changed (GgTarget *self)
@@ -297,6 +344,8 @@ gg_target_emit_tools_changed (GgTarget *self)
  *
  * For connectors: emits #GgTarget::status-changed after the `status` that
  * gg_target_get_info() reports changed.
+ *
+ * Since: 1.0
  */
 void
 gg_target_emit_status_changed (GgTarget *self)

@@ -4,6 +4,10 @@
  */
 #pragma once
 
+#if !defined (GAMEGATE_INSIDE) && !defined (GAMEGATE_COMPILATION)
+#error "Only <gamegate.h> can be included directly."
+#endif
+
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
@@ -12,16 +16,42 @@ G_BEGIN_DECLS
 #define GG_TARGET_ERROR (gg_target_error_quark ())
 GQuark gg_target_error_quark (void);
 
+/**
+ * GgTargetError:
+ * @GG_TARGET_ERROR_UNREACHABLE: the game does not answer (not running,
+ *   crashed)
+ * @GG_TARGET_ERROR_TIMEOUT: the game did not answer in time
+ * @GG_TARGET_ERROR_TOOL_NOT_FOUND: no tool of that name
+ * @GG_TARGET_ERROR_INVALID_ARGUMENTS: the arguments do not fit the tool's
+ *   parameters
+ * @GG_TARGET_ERROR_TOOL_FAILED: the game ran the tool and reported a failure
+ * @GG_TARGET_ERROR_BLOCKED: the game refuses calls right now (attention
+ *   gate)
+ * @GG_TARGET_ERROR_PROTOCOL: the game answered something the connector
+ *   cannot read
+ *
+ * Errors of the %GG_TARGET_ERROR domain, for calls into a running game.
+ *
+ * Since: 1.0
+ */
 typedef enum {
-  GG_TARGET_ERROR_UNREACHABLE,    /* the game does not answer (not running, crashed) */
-  GG_TARGET_ERROR_TIMEOUT,        /* the game did not answer in time */
-  GG_TARGET_ERROR_TOOL_NOT_FOUND, /* no tool of that name */
+  GG_TARGET_ERROR_UNREACHABLE,
+  GG_TARGET_ERROR_TIMEOUT,
+  GG_TARGET_ERROR_TOOL_NOT_FOUND,
   GG_TARGET_ERROR_INVALID_ARGUMENTS,
-  GG_TARGET_ERROR_TOOL_FAILED,    /* the game ran the tool and reported a failure */
-  GG_TARGET_ERROR_BLOCKED,        /* the game refuses calls right now (attention gate) */
-  GG_TARGET_ERROR_PROTOCOL,       /* the game answered something the connector cannot read */
+  GG_TARGET_ERROR_TOOL_FAILED,
+  GG_TARGET_ERROR_BLOCKED,
+  GG_TARGET_ERROR_PROTOCOL,
 } GgTargetError;
 
+/**
+ * GgTarget:
+ *
+ * One running game instance on the bus, whatever connects it (gamebridge's
+ * HTTP connector, a GABP mod): its tools, its state and its events.
+ *
+ * Since: 1.0
+ */
 #define GG_TYPE_TARGET (gg_target_get_type ())
 G_DECLARE_INTERFACE (GgTarget, gg_target, GG, TARGET, GObject)
 
@@ -36,6 +66,8 @@ G_DECLARE_INTERFACE (GgTarget, gg_target, GG, TARGET, GObject)
  *
  * Signals: `tools-changed` (), `event` (channel, seq, payload) in order per
  * channel, `status-changed` ().
+ *
+ * Since: 1.0
  */
 struct _GgTargetInterface {
   GTypeInterface g_iface;

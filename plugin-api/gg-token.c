@@ -23,6 +23,8 @@
  * if the kernel's pool is not yet initialised, early at boot.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 1.0
  */
 gboolean
 gg_secure_random (void    *buffer,
@@ -58,8 +60,13 @@ gg_secure_random (void    *buffer,
  * @n_bytes: how many random bytes (1 to 4096)
  * @error: return location for an error
  *
+ * Makes a random token from the kernel's random source, for secrets such as
+ * bearer tokens.
+ *
  * Returns: (transfer full): @n_bytes random bytes as 2 * @n_bytes
  *   lowercase hex digits, or %NULL
+ *
+ * Since: 1.0
  */
 char *
 gg_secure_token_hex (gsize    n_bytes,
@@ -88,9 +95,9 @@ gg_secure_token_hex (gsize    n_bytes,
 
 /**
  * gg_secure_equal_bytes:
- * @a: (array length=a_length): the first buffer
+ * @a: (array length=a_length) (element-type guint8): the first buffer
  * @a_length: its length
- * @b: (array length=b_length): the second buffer
+ * @b: (array length=b_length) (element-type guint8): the second buffer
  * @b_length: its length
  *
  * Compares in time that depends only on the longer length, never on the
@@ -98,6 +105,8 @@ gg_secure_token_hex (gsize    n_bytes,
  * unequal but still take the full time.
  *
  * Returns: whether the buffers hold the same bytes
+ *
+ * Since: 1.0
  */
 gboolean
 gg_secure_equal_bytes (const void *a,
@@ -134,6 +143,8 @@ gg_secure_equal_bytes (const void *a,
  * string equals nothing, not even another %NULL.
  *
  * Returns: whether @a and @b are equal
+ *
+ * Since: 1.0
  */
 gboolean
 gg_secure_equal (const char *a,

@@ -124,7 +124,11 @@ _gg_tool_output_to_model_text (JsonNode *output,
  * gg_tool_invocation_get_call_id:
  * @self: a #GgToolInvocation
  *
+ * Gets the call's id.
+ *
  * Returns: (transfer none): the call's id ("call_1")
+ *
+ * Since: 1.0
  */
 const char *
 gg_tool_invocation_get_call_id (GgToolInvocation *self)
@@ -137,7 +141,11 @@ gg_tool_invocation_get_call_id (GgToolInvocation *self)
  * gg_tool_invocation_get_name:
  * @self: a #GgToolInvocation
  *
+ * Gets the name of the tool called.
+ *
  * Returns: (transfer none): the tool's name
+ *
+ * Since: 1.0
  */
 const char *
 gg_tool_invocation_get_name (GgToolInvocation *self)
@@ -150,7 +158,11 @@ gg_tool_invocation_get_name (GgToolInvocation *self)
  * gg_tool_invocation_get_arguments:
  * @self: a #GgToolInvocation
  *
+ * Gets the call's arguments.
+ *
  * Returns: (transfer none): the arguments the model chose (an object)
+ *
+ * Since: 1.0
  */
 JsonNode *
 gg_tool_invocation_get_arguments (GgToolInvocation *self)
@@ -163,8 +175,12 @@ gg_tool_invocation_get_arguments (GgToolInvocation *self)
  * gg_tool_invocation_get_call:
  * @self: a #GgToolInvocation
  *
+ * Gets the call as the model made it.
+ *
  * Returns: (transfer none): the whole call `{"id","name","arguments"}`, as
  *   reported in events; do not modify it
+ *
+ * Since: 1.0
  */
 JsonObject *
 gg_tool_invocation_get_call (GgToolInvocation *self)
@@ -177,8 +193,12 @@ gg_tool_invocation_get_call (GgToolInvocation *self)
  * gg_tool_invocation_get_tool:
  * @self: a #GgToolInvocation
  *
+ * Gets the definition of the tool called.
+ *
  * Returns: (transfer none) (nullable): the tool's definition as given to the
  *   turn; do not modify it
+ *
+ * Since: 1.0
  */
 JsonObject *
 gg_tool_invocation_get_tool (GgToolInvocation *self)
@@ -191,8 +211,12 @@ gg_tool_invocation_get_tool (GgToolInvocation *self)
  * gg_tool_invocation_get_cancellable:
  * @self: a #GgToolInvocation
  *
+ * Gets the cancellable of the call.
+ *
  * Returns: (transfer none): cancelled when the turn stops waiting for this
  *   call (timeout, cancellation); already cancelled if it has
+ *
+ * Since: 1.0
  */
 GCancellable *
 gg_tool_invocation_get_cancellable (GgToolInvocation *self)
@@ -211,8 +235,12 @@ gg_tool_invocation_get_cancellable (GgToolInvocation *self)
  * gg_tool_invocation_get_abandon_reason:
  * @self: a #GgToolInvocation
  *
+ * Gets why the turn abandoned the call.
+ *
  * Returns: (transfer none) (nullable): why the turn stopped waiting
  *   ("Error: Tool 'open_gate' timed out after 120s."), or %NULL
+ *
+ * Since: 1.0
  */
 const char *
 gg_tool_invocation_get_abandon_reason (GgToolInvocation *self)
@@ -225,7 +253,11 @@ gg_tool_invocation_get_abandon_reason (GgToolInvocation *self)
  * gg_tool_invocation_is_finished:
  * @self: a #GgToolInvocation
  *
+ * Tells whether the call is over.
+ *
  * Returns: %TRUE once answered or abandoned; later answers are ignored
+ *
+ * Since: 1.0
  */
 gboolean
 gg_tool_invocation_is_finished (GgToolInvocation *self)
@@ -243,6 +275,8 @@ gg_tool_invocation_is_finished (GgToolInvocation *self)
  *
  * Answers the call. Only the first answer counts; an answer after the turn
  * stopped waiting is ignored.
+ *
+ * Since: 1.0
  */
 void
 gg_tool_invocation_return_output (GgToolInvocation *self,
@@ -291,6 +325,8 @@ gg_tool_invocation_return_output (GgToolInvocation *self,
  *
  * Answers the call with an error output (the same as
  * gg_tool_invocation_return_output() with a string and @is_error).
+ *
+ * Since: 1.0
  */
 void
 gg_tool_invocation_return_error (GgToolInvocation *self,

@@ -4,16 +4,28 @@
  */
 #pragma once
 
+#if !defined (GAMEGATE_INSIDE) && !defined (GAMEGATE_COMPILATION)
+#error "Only <gamegate.h> can be included directly."
+#endif
+
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
 
-/* Like GDBusMethodInvocation: the executor answers exactly once with
+/**
+ * GgToolInvocation:
+ *
+ * One tool call of an agent turn, handed to its #GgToolExecutor. Like
+ * #GDBusMethodInvocation: the executor answers exactly once with
  * gg_tool_invocation_return_output() or gg_tool_invocation_return_error().
  * When the turn stops waiting (timeout, cancellation, turn over) the
- * invocation's cancellable is cancelled and gg_tool_invocation_get_abandon_reason()
- * says why; a later answer is ignored. */
+ * invocation's cancellable is cancelled and
+ * gg_tool_invocation_get_abandon_reason() says why; a later answer is
+ * ignored.
+ *
+ * Since: 1.0
+ */
 #define GG_TYPE_TOOL_INVOCATION (gg_tool_invocation_get_type ())
 G_DECLARE_FINAL_TYPE (GgToolInvocation, gg_tool_invocation, GG, TOOL_INVOCATION, GObject)
 

@@ -298,7 +298,9 @@ gg_gabp_codec_process (GgGabpCodec *self,
       emit_invalid (self, id, type, code, error->message);
       return FALSE;
     }
-  if (!self->validate && (id == NULL || type == NULL))
+  /* Checked even when the envelope schema passed: the code below must not
+   * rest on what a schema file says. */
+  if (id == NULL || type == NULL)
     {
       emit_invalid (self, id, type, GG_GABP_ERROR_INVALID_REQUEST, "missing id or type");
       return FALSE;

@@ -126,7 +126,7 @@ content_generate (GgOamConnection  *conn,
   turn = gg_agent_turn_new (model, full_instructions, NULL, tools, prompt_text, schema, &policy);
   gg_agent_policy_clear (&policy);
   gg_agent_turn_set_sampling (turn, NULL, temperature, 0);
-  gg_oam_turn_use_client_tools (turn, conn->peer, NULL, gg_jsonrpc_request_get_id (request));
+  gg_oam_turn_use_client_tools (turn, conn->bus, conn->peer, NULL, gg_jsonrpc_request_get_id (request));
 
   job = g_new0 (Job, 1);
   job->conn = g_object_ref (conn);

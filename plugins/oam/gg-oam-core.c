@@ -67,6 +67,15 @@ capabilities (GgOamConnection *conn)
   json_object_set_array_member (caps, "models", models);
   json_object_set_int_member (caps, "maxSessions", conn->settings.max_sessions);
   json_object_set_boolean_member (caps, "batch", FALSE);
+  /* Section 11: what gamegate adds (plugins/oam/README.md, Extensions). */
+  {
+    JsonObject *extensions = json_object_new ();
+    JsonObject *gamegate = json_object_new ();
+
+    json_object_set_boolean_member (gamegate, "targetTools", TRUE);
+    json_object_set_object_member (extensions, "gamegate", gamegate);
+    json_object_set_object_member (caps, "extensions", extensions);
+  }
   json_node_take_object (node, caps);
   return node;
 }
@@ -214,6 +223,128 @@ fail:
   gg_oam_return_error (request, error);
 }
 
+/* tools/validate of target tools (a gamegate extension): each target is
+ * asked for its tools, and a tool it lacks, or a target not on the bus
+ * yet, is a warning (games come and go). */
+typedef struct {
+  GgJsonRpcRequest *request;
+  JsonNode *result;            /* {"tools": [...], "warnings": [...]} */
+  JsonArray *parsed;           /* the normalized definitions, in order */
+  guint pending;
+} ValidateTargets;
+
+typedef struct {
+  ValidateTargets *validate;
+  char *target;
+} ValidateCall;
+
+static void
+validate_targets_finish (ValidateTargets *validate)
+{
+  if (--validate->pending > 0)
+    return;
+  gg_jsonrpc_request_return_result (validate->request, validate->result);
+  gg_jsonrpc_request_unref (validate->request);
+  json_node_unref (validate->result);
+  json_array_unref (validate->parsed);
+  g_free (validate);
+}
+
+/* Warns on every item that @target runs: @unreadable when @listed is
+ * %NULL (the target could not be asked), otherwise for each tool it lacks. */
+static void
+warn_target_items (ValidateTargets *validate,
+                   const char      *target,
+                   JsonArray       *listed,
+                   const char      *unreadable)
+{
+  JsonArray *items = json_object_get_array_member (json_node_get_object (validate->result), "tools");
+
+  for (guint i = 0; i < json_array_get_length (validate->parsed); i++)
+    {
+      JsonObject *tool = json_array_get_object_element (validate->parsed, i);
+      JsonArray *warnings = json_object_get_array_member (json_array_get_object_element (items, i), "warnings");
+      const char *name = json_object_get_string_member_with_default (tool, "tool", NULL);
+      gboolean found = FALSE;
+
+      if (g_strcmp0 (json_object_get_string_member_with_default (tool, "target", NULL), target) != 0)
+        continue;
+      if (listed == NULL)
+        {
+          json_array_add_string_element (warnings, unreadable);
+          continue;
+        }
+      for (guint j = 0; j < json_array_get_length (listed) && !found; j++)
+        found = g_strcmp0 (json_object_get_string_member_with_default (json_array_get_object_element (listed, j),
+                                                                      "name", NULL), name) == 0;
+      if (!found)
+        {
+          g_autofree char *text = g_strdup_printf ("%s has no tool '%s'", target, name);
+          json_array_add_string_element (warnings, text);
+        }
+    }
+}
+
+static void
+on_validate_listed (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  ValidateCall *call = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) listed = gg_target_list_tools_finish (GG_TARGET (source), result, &error);
+
+  if (listed == NULL)
+    {
+      g_autofree char *why = g_strdup_printf ("%s did not list its tools: %s", call->target, error->message);
+      warn_target_items (call->validate, call->target, NULL, why);
+    }
+  else
+    warn_target_items (call->validate, call->target, listed, NULL);
+  validate_targets_finish (call->validate);
+  g_free (call->target);
+  g_free (call);
+}
+
+static void
+validate_targets (GgOamConnection  *conn,
+                  GgJsonRpcRequest *request,
+                  JsonArray        *parsed,
+                  JsonNode         *result)
+{
+  ValidateTargets *validate = g_new0 (ValidateTargets, 1);
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+
+  validate->request = gg_jsonrpc_request_ref (request);
+  validate->result = json_node_ref (result);
+  validate->parsed = json_array_ref (parsed);
+  validate->pending = 1;
+  for (guint i = 0; i < json_array_get_length (parsed); i++)
+    {
+      const char *target_id = json_object_get_string_member_with_default (json_array_get_object_element (parsed, i),
+                                                                          "target", NULL);
+      GgTarget *target;
+      ValidateCall *call;
+
+      if (target_id == NULL || g_hash_table_contains (seen, target_id))
+        continue;
+      g_hash_table_add (seen, (gpointer) target_id);
+      target = gg_bus_lookup_target (conn->bus, target_id);
+      if (target == NULL)
+        {
+          g_autofree char *why = g_strdup_printf ("%s is not on the bus yet; calls fail until it is", target_id);
+          warn_target_items (validate, target_id, NULL, why);
+          continue;
+        }
+      call = g_new0 (ValidateCall, 1);
+      call->validate = validate;
+      call->target = g_strdup (target_id);
+      validate->pending++;
+      gg_target_list_tools_async (target, NULL, on_validate_listed, call);
+    }
+  validate_targets_finish (validate);
+}
+
 static void
 method_tools_validate (GgOamConnection  *conn,
                        GgJsonRpcRequest *request,
@@ -252,7 +383,7 @@ method_tools_validate (GgOamConnection  *conn,
   json_object_set_member (object, "warnings", gg_oam_warnings_to_json (all));
   node = json_node_new (JSON_NODE_OBJECT);
   json_node_take_object (node, object);
-  gg_jsonrpc_request_return_result (request, node);
+  validate_targets (conn, request, parsed, node);
   return;
 
 fail:

@@ -422,7 +422,7 @@ decision_prepare (GgOamConnection  *conn,
       schema = decision_schema (ids);
       decision->turn = gg_agent_turn_new (model, instructions->str, NULL, tools, prompt->str, schema, &policy);
       gg_agent_turn_set_sampling (decision->turn, NULL, temperature, 0);
-      gg_oam_turn_use_client_tools (decision->turn, conn->peer, tool_context, request_id);
+      gg_oam_turn_use_client_tools (decision->turn, conn->bus, conn->peer, tool_context, request_id);
     }
   gg_agent_policy_clear (&policy);
   return decision;

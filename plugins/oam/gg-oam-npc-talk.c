@@ -13,6 +13,7 @@
 #include "gg-oam-options.h"
 #include "gg-oam-params.h"
 #include "gg-oam-session.h"
+#include "gg-oam-targets.h"
 #include "gg-oam-tools.h"
 
 #define SUMMARY_INSTRUCTIONS \
@@ -208,8 +209,16 @@ on_talk_event (JsonObject *event,
 
       json_object_set_string_member (copy, "type", "toolCallStarted");
       json_object_set_object_member (copy, "call", json_object_ref (call));
-      json_object_set_string_member (copy, "execution",
-                                     gg_oam_npc_is_local_tool (data->npc, name) ? "local" : "client");
+      if (gg_oam_npc_is_local_tool (data->npc, name))
+        json_object_set_string_member (copy, "execution", "local");
+      else
+        {
+          /* "client", or "target" with the game that runs it. */
+          json_object_set_member (copy, "execution",
+                                  json_node_copy (json_object_get_member (event, "execution")));
+          if (json_object_has_member (event, "target"))
+            json_object_set_member (copy, "target", json_node_copy (json_object_get_member (event, "target")));
+        }
       emit (data, copy);
     }
   else if (g_str_equal (type, "toolCallCompleted"))
@@ -438,7 +447,8 @@ start_talk_turn (GgOamOp *op)
   NpcOp *data = op->data;
   GgOamNpc *npc = data->npc;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonArray) tools = gg_oam_npc_all_tools (npc);
+  g_autoptr(JsonArray) own = gg_oam_npc_all_tools (npc);
+  g_autoptr(JsonArray) tools = gg_oam_tools_with (own, data->target_tools, data->retrying ? NULL : data->warnings);
   g_autofree char *instructions = gg_oam_npc_instructions (npc, !data->structured);
   g_autofree char *prompt = gg_oam_npc_prompt (npc, data->line, data->context);
   g_autoptr(JsonNode) schema = data->structured ? gg_oam_npc_reply_schema (npc) : NULL;
@@ -486,9 +496,21 @@ start_talk_turn (GgOamOp *op)
   gg_agent_turn_set_event_func (data->turn, on_talk_event, data, NULL);
   json_object_set_string_member (context, "npc", npc->id);
   g_clear_pointer (&data->tools, gg_oam_tool_context_free);
-  data->tools = gg_oam_tool_context_new (data->conn->peer, context, data->request_id);
+  data->tools = gg_oam_tool_context_new (data->conn->bus, data->conn->peer, context, data->request_id);
   gg_agent_turn_set_executor (data->turn, npc_execute, data, NULL);
   gg_agent_turn_run_async (data->turn, op->cancellable, talk_cb, op);
+}
+
+static void
+on_targets_resolved (GObject      *source,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  GgOamOp *op = user_data;
+  NpcOp *data = op->data;
+
+  data->target_tools = gg_oam_targets_resolve_finish (result, data->warnings, NULL);
+  start_talk_turn (op);
 }
 
 static void
@@ -503,7 +525,11 @@ talk_run (GgOamOp *op)
       return;
     }
   data->structured = !g_str_equal (gg_oam_npc_option_string (data->npc, "replyFormat"), "text");
-  start_talk_turn (op);
+  if (gg_oam_npc_targets (data->npc) != NULL)
+    gg_oam_targets_resolve_async (gg_oam_npc_targets (data->npc), data->conn->bus, op->cancellable,
+                                  on_targets_resolved, op);
+  else
+    start_talk_turn (op);
 }
 
 void

@@ -1,35 +1,24 @@
-/* gg-oam-npc.c: an NPC's persona, options, memory and how its turns are
- * prompted (oam spec section 6 and the reference's GAMES notes): the
- * instructions, the per-turn prompt, the reply schema and the save state.
+/* gg-oam-npc.c: an NPC's persona, memory and how its turns are prompted
+ * (oam spec section 6 and the reference's GAMES notes): the instructions,
+ * the per-turn prompt and the save state. Its options are in
+ * gg-oam-npc-options.c, its reply in gg-oam-npc-reply.c.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
 
-#include <math.h>
 #include <string.h>
 
 #include "gg-oam-errors.h"
 #include "gg-oam-npc.h"
 #include "gg-oam-options.h"
 #include "gg-oam-params.h"
+#include "gg-oam-targets.h"
 #include "gg-oam-tools.h"
 #include "gg-oam-transcript.h"
 #include "gg-oam-world.h"
 
 #define STATE_VERSION 1
-
-static const char * const emotions[] = {
-  "neutral", "happy", "sad", "angry", "afraid", "surprised", "suspicious", "amused",
-  "disgusted", "excited", "curious", "confused", "worried", "grateful", "annoyed", "proud", NULL
-};
-
-static const char * const default_fallback_lines[] = {
-  "Hm. Let's talk about something else.",
-  "I'd rather not say.",
-  "Another time, perhaps.",
-  NULL
-};
 
 G_DEFINE_FINAL_TYPE (GgOamNpc, gg_oam_npc, G_TYPE_OBJECT)
 
@@ -136,7 +125,7 @@ gg_oam_npc_parse_persona (JsonObject *given,
   if (!gg_oam_param_string (given, prefix, "defaultEmotion", FALSE, &emotion, error) ||
       !gg_oam_param_int (given, prefix, "maxSentences", 1, 20, 2, &sentences, error))
     return NULL;
-  if (emotion != NULL && !g_strv_contains (emotions, emotion))
+  if (emotion != NULL && !gg_oam_npc_emotion_is_known (emotion))
     {
       g_propagate_error (error, gg_oam_invalid_params ("'%s.defaultEmotion': unknown emotion '%s'",
                                                        prefix, emotion));
@@ -145,258 +134,6 @@ gg_oam_npc_parse_persona (JsonObject *given,
   json_object_set_string_member (persona, "defaultEmotion", emotion != NULL ? emotion : "neutral");
   json_object_set_int_member (persona, "maxSentences", sentences);
   return g_steal_pointer (&persona);
-}
-
-/* ---- options ----------------------------------------------------------- */
-
-static const char * const option_names[] = {
-  "replyFormat", "groundingTool", "toolChoice", "maxToolRounds", "maxToolCalls",
-  "toolTimeoutSeconds", "worldReadable", "worldWritable", "worldContextPaths", "memoryTools",
-  "maxFacts", "maxRelationshipChange", "secretsUnlockAtRelationship", "emotions",
-  "playerOptionCount", "canEndConversation", "extraInstructions", "compactAfterTurns",
-  "keepRecentTurns", "fallbackOnGuardrail", "fallbackLines", "temperature",
-  "maximumResponseTokens", "barkMaximumTokens", NULL
-};
-
-static gboolean
-parse_list_option (JsonObject  *given,
-                   const char  *name,
-                   const char **defaults,
-                   JsonObject  *out,
-                   GError     **error)
-{
-  g_auto(GStrv) list = NULL;
-
-  if (!gg_oam_param_strv (given, "options", name, &list, error))
-    return FALSE;
-  json_object_set_array_member (out, name, strv_to_array (list != NULL ? list : (char **) defaults));
-  return TRUE;
-}
-
-/**
- * gg_oam_npc_parse_options:
- * @given: (nullable): the client's options
- * @settings: the front end's defaults (tool timeout)
- * @warnings: unknown options are reported here
- * @error: -32602 naming the option
- *
- * Returns: (transfer full): every option with its value, or %NULL
- */
-JsonObject *
-gg_oam_npc_parse_options (JsonObject          *given,
-                          const GgOamSettings *settings,
-                          GPtrArray           *warnings,
-                          GError             **error)
-{
-  g_autoptr(JsonObject) out = json_object_new ();
-  static const char *readable_default[] = { "", NULL };
-  static const char *empty[] = { NULL };
-  const char *format, *grounding, *extra;
-  gint64 value, timeout_ms;
-  gboolean flag;
-  double temperature;
-  JsonNode *node;
-
-  gg_oam_warn_unknown (given, "options", option_names, warnings);
-
-  if (!gg_oam_param_string (given, "options", "replyFormat", FALSE, &format, error))
-    return NULL;
-  if (format == NULL)
-    format = "automatic";
-  if (!g_str_equal (format, "automatic") && !g_str_equal (format, "structured") &&
-      !g_str_equal (format, "text"))
-    {
-      g_propagate_error (error, gg_oam_invalid_params ("'options.replyFormat' must be \"automatic\", "
-                                                       "\"structured\" or \"text\""));
-      return NULL;
-    }
-  json_object_set_string_member (out, "replyFormat", format);
-
-  if (!gg_oam_param_string (given, "options", "groundingTool", FALSE, &grounding, error))
-    return NULL;
-  if (grounding != NULL)
-    json_object_set_string_member (out, "groundingTool", grounding);
-  else
-    json_object_set_null_member (out, "groundingTool");
-
-  node = gg_oam_param (given, "toolChoice");
-  if (node != NULL)
-    {
-      GgToolChoiceKind kind;
-      g_autofree char *forced = NULL;
-
-      if (!gg_oam_parse_tool_choice (given, "options", "toolChoice", &kind, &forced, error))
-        return NULL;
-      json_object_set_member (out, "toolChoice", json_node_copy (node));
-    }
-  else
-    json_object_set_string_member (out, "toolChoice", "explicit");
-
-  if (!gg_oam_param_int (given, "options", "maxToolRounds", 0, G_MAXINT32, 2, &value, error))
-    return NULL;
-  json_object_set_int_member (out, "maxToolRounds", value);
-  if (!gg_oam_param_int (given, "options", "maxToolCalls", 0, G_MAXINT32, 6, &value, error))
-    return NULL;
-  json_object_set_int_member (out, "maxToolCalls", value);
-  if (!gg_oam_param_seconds (given, "options", "toolTimeoutSeconds", settings->tool_timeout_ms,
-                             &timeout_ms, error))
-    return NULL;
-  json_object_set_double_member (out, "toolTimeoutSeconds", (double) timeout_ms / 1000.0);
-
-  if (!parse_list_option (given, "worldReadable", readable_default, out, error) ||
-      !parse_list_option (given, "worldWritable", empty, out, error) ||
-      !parse_list_option (given, "worldContextPaths", empty, out, error))
-    return NULL;
-
-  /* memoryTools: a list, "all" or "none". */
-  node = gg_oam_param (given, "memoryTools");
-  {
-    JsonArray *memory = json_array_new ();
-
-    json_object_set_array_member (out, "memoryTools", memory);
-    if (node != NULL && json_node_get_value_type (node) == G_TYPE_STRING)
-      {
-        if (g_str_equal (json_node_get_string (node), "all"))
-          {
-            json_array_add_string_element (memory, "rememberFact");
-            json_array_add_string_element (memory, "changeRelationship");
-          }
-        else if (!g_str_equal (json_node_get_string (node), "none"))
-          {
-            g_propagate_error (error, gg_oam_invalid_params ("'options.memoryTools' must be a list, "
-                                                             "\"all\" or \"none\""));
-            return NULL;
-          }
-      }
-    else if (node != NULL)
-      {
-        g_auto(GStrv) list = NULL;
-
-        if (!gg_oam_param_strv (given, "options", "memoryTools", &list, error))
-          return NULL;
-        for (guint i = 0; list[i] != NULL; i++)
-          {
-            if (!g_str_equal (list[i], "rememberFact") && !g_str_equal (list[i], "changeRelationship"))
-              {
-                g_propagate_error (error, gg_oam_invalid_params ("'options.memoryTools[%u]': unknown memory "
-                                                                 "tool '%s'", i, list[i]));
-                return NULL;
-              }
-            json_array_add_string_element (memory, list[i]);
-          }
-      }
-  }
-
-  if (!gg_oam_param_int (given, "options", "maxFacts", 0, 1000, 12, &value, error))
-    return NULL;
-  json_object_set_int_member (out, "maxFacts", value);
-  if (!gg_oam_param_int (given, "options", "maxRelationshipChange", 0, 200, 10, &value, error))
-    return NULL;
-  json_object_set_int_member (out, "maxRelationshipChange", value);
-
-  /* An explicit null means "always include, with a rule to guard them". */
-  if (given != NULL && json_object_has_member (given, "secretsUnlockAtRelationship") &&
-      JSON_NODE_HOLDS_NULL (json_object_get_member (given, "secretsUnlockAtRelationship")))
-    json_object_set_null_member (out, "secretsUnlockAtRelationship");
-  else
-    {
-      if (!gg_oam_param_int (given, "options", "secretsUnlockAtRelationship", -100, 100, 50, &value, error))
-        return NULL;
-      json_object_set_int_member (out, "secretsUnlockAtRelationship", value);
-    }
-
-  if (!parse_list_option (given, "emotions", (const char **) emotions, out, error))
-    return NULL;
-  {
-    JsonArray *list = json_object_get_array_member (out, "emotions");
-
-    if (json_array_get_length (list) == 0)
-      {
-        g_propagate_error (error, gg_oam_invalid_params ("'options.emotions' must not be empty"));
-        return NULL;
-      }
-    for (guint i = 0; i < json_array_get_length (list); i++)
-      if (!g_strv_contains (emotions, json_array_get_string_element (list, i)))
-        {
-          g_propagate_error (error, gg_oam_invalid_params ("'options.emotions[%u]': unknown emotion '%s'",
-                                                           i, json_array_get_string_element (list, i)));
-          return NULL;
-        }
-  }
-
-  if (!gg_oam_param_int (given, "options", "playerOptionCount", 0, 4, 3, &value, error))
-    return NULL;
-  json_object_set_int_member (out, "playerOptionCount", value);
-  if (!gg_oam_param_bool (given, "options", "canEndConversation", TRUE, &flag, error))
-    return NULL;
-  json_object_set_boolean_member (out, "canEndConversation", flag);
-  if (!gg_oam_param_string (given, "options", "extraInstructions", FALSE, &extra, error))
-    return NULL;
-  if (extra != NULL)
-    json_object_set_string_member (out, "extraInstructions", extra);
-  else
-    json_object_set_null_member (out, "extraInstructions");
-  if (!gg_oam_param_int (given, "options", "compactAfterTurns", 0, G_MAXINT32, 8, &value, error))
-    return NULL;
-  json_object_set_int_member (out, "compactAfterTurns", value);
-  if (!gg_oam_param_int (given, "options", "keepRecentTurns", 0, G_MAXINT32, 2, &value, error))
-    return NULL;
-  json_object_set_int_member (out, "keepRecentTurns", value);
-  if (!gg_oam_param_bool (given, "options", "fallbackOnGuardrail", TRUE, &flag, error))
-    return NULL;
-  json_object_set_boolean_member (out, "fallbackOnGuardrail", flag);
-  if (!parse_list_option (given, "fallbackLines", (const char **) default_fallback_lines, out, error))
-    return NULL;
-  if (json_array_get_length (json_object_get_array_member (out, "fallbackLines")) == 0)
-    {
-      g_propagate_error (error, gg_oam_invalid_params ("'options.fallbackLines' must not be empty"));
-      return NULL;
-    }
-  if (!gg_oam_param_double (given, "options", "temperature", 0.0, INFINITY, -1.0, &temperature, error))
-    return NULL;
-  if (temperature >= 0.0)
-    json_object_set_double_member (out, "temperature", temperature);
-  else
-    json_object_set_null_member (out, "temperature");
-  if (!gg_oam_param_int (given, "options", "maximumResponseTokens", 1, G_MAXINT32, 0, &value, error))
-    return NULL;
-  if (value > 0)
-    json_object_set_int_member (out, "maximumResponseTokens", value);
-  else
-    json_object_set_null_member (out, "maximumResponseTokens");
-  if (!gg_oam_param_int (given, "options", "barkMaximumTokens", 1, G_MAXINT32, 48, &value, error))
-    return NULL;
-  json_object_set_int_member (out, "barkMaximumTokens", value);
-  return g_steal_pointer (&out);
-}
-
-const char *
-gg_oam_npc_option_string (GgOamNpc   *npc,
-                          const char *name)
-{
-  JsonNode *node = json_object_get_member (npc->options, name);
-
-  return node != NULL && json_node_get_value_type (node) == G_TYPE_STRING ? json_node_get_string (node) : NULL;
-}
-
-gint64
-gg_oam_npc_option_int (GgOamNpc   *npc,
-                       const char *name)
-{
-  JsonNode *node = json_object_get_member (npc->options, name);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
-    return 0;
-  if (json_node_get_value_type (node) == G_TYPE_DOUBLE)
-    return (gint64) json_node_get_double (node);
-  return json_node_get_int (node);
-}
-
-gboolean
-gg_oam_npc_option_bool (GgOamNpc   *npc,
-                        const char *name)
-{
-  return json_object_get_boolean_member_with_default (npc->options, name, FALSE);
 }
 
 /* ---- memory ------------------------------------------------------------ */
@@ -556,7 +293,9 @@ gg_oam_npc_check_tools (GgOamNpc  *npc,
           return FALSE;
         }
     }
-  if (grounding != NULL && !gg_oam_tools_has (all, grounding))
+  /* A tool that a `targets` entry may offer is known when a turn starts. */
+  if (grounding != NULL && !gg_oam_tools_has (all, grounding) &&
+      !gg_oam_targets_may_offer (gg_oam_npc_targets (npc), grounding))
     {
       g_propagate_error (error, gg_oam_invalid_params ("'options.groundingTool': the NPC has no tool '%s'",
                                                        grounding));
@@ -566,7 +305,7 @@ gg_oam_npc_check_tools (GgOamNpc  *npc,
     {
       const char *tool = json_object_get_string_member (json_node_get_object (choice), "tool");
 
-      if (!gg_oam_tools_has (all, tool))
+      if (!gg_oam_tools_has (all, tool) && !gg_oam_targets_may_offer (gg_oam_npc_targets (npc), tool))
         {
           g_propagate_error (error, gg_oam_invalid_params ("'options.toolChoice': the NPC has no tool '%s'",
                                                            tool));

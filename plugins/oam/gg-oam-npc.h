@@ -47,10 +47,6 @@ JsonObject *gg_oam_npc_parse_persona   (JsonObject *given,
                                         const char *prefix,
                                         GPtrArray  *warnings,
                                         GError    **error);
-JsonObject *gg_oam_npc_parse_options   (JsonObject          *given,
-                                        const GgOamSettings *settings,
-                                        GPtrArray           *warnings,
-                                        GError             **error);
 gboolean    gg_oam_npc_parse_memory    (GgOamNpc   *npc,
                                         JsonObject *memory,
                                         const char *prefix,
@@ -66,13 +62,21 @@ char       *gg_oam_npc_prompt          (GgOamNpc   *npc,
                                         const char *context);
 JsonNode   *gg_oam_npc_memory_json     (GgOamNpc *npc);
 JsonNode   *gg_oam_npc_state           (GgOamNpc *npc);
+const char *gg_oam_npc_next_fallback   (GgOamNpc *npc);
+
+/* gg-oam-npc-options.c: the options table, emotions, option accessors */
+JsonObject *gg_oam_npc_parse_options   (JsonObject          *given,
+                                        const GgOamSettings *settings,
+                                        GPtrArray           *warnings,
+                                        GError             **error);
+gboolean    gg_oam_npc_emotion_is_known (const char *name);
 const char *gg_oam_npc_option_string   (GgOamNpc   *npc,
                                         const char *name);
 gint64      gg_oam_npc_option_int      (GgOamNpc   *npc,
                                         const char *name);
+JsonArray  *gg_oam_npc_targets         (GgOamNpc *npc);
 gboolean    gg_oam_npc_option_bool     (GgOamNpc   *npc,
                                         const char *name);
-const char *gg_oam_npc_next_fallback   (GgOamNpc *npc);
 
 /* gg-oam-npc-reply.c: the reply asked for, accepted and read */
 JsonNode   *gg_oam_npc_reply_schema    (GgOamNpc *npc);
@@ -94,7 +98,8 @@ gboolean    gg_oam_npc_is_local_tool   (GgOamNpc   *npc,
 void        gg_oam_npc_run_local_tool  (GgOamNpc         *npc,
                                         GgToolInvocation *invocation);
 
-/* gg-oam-npc-methods.c and gg-oam-npc-talk.c: one queued NPC request */
+/* gg-oam-npc-methods.c, -create.c, -update.c and -talk.c: the methods and
+ * one queued NPC request */
 typedef struct {
   GgOamConnection *conn;
   GgOamNpc *npc;
@@ -108,6 +113,7 @@ typedef struct {
   char *context;
   GgAgentTurn *turn;
   GgOamToolContext *tools;
+  JsonArray *target_tools;   /* the `targets` option's tools this turn */
   JsonArray *records;
   GString *shown;            /* the line the client has seen */
   char *emotion_sent;        /* the emotion the client has seen */
@@ -133,6 +139,21 @@ JsonObject *gg_oam_npc_result          (GgOamNpc *npc);
 JsonNode   *gg_oam_npc_object_node     (JsonObject *object);
 void        gg_oam_npc_return_object   (GgJsonRpcRequest *request,
                                         JsonObject       *object);
+void        gg_oam_npc_create          (GgOamConnection  *conn,
+                                        GgJsonRpcRequest *request,
+                                        JsonObject       *params);
+void        gg_oam_npc_restore         (GgOamConnection  *conn,
+                                        GgJsonRpcRequest *request,
+                                        JsonObject       *params);
+void        gg_oam_npc_state_get       (GgOamConnection  *conn,
+                                        GgJsonRpcRequest *request,
+                                        JsonObject       *params);
+void        gg_oam_npc_update          (GgOamConnection  *conn,
+                                        GgJsonRpcRequest *request,
+                                        JsonObject       *params);
+void        gg_oam_npc_reset           (GgOamConnection  *conn,
+                                        GgJsonRpcRequest *request,
+                                        JsonObject       *params);
 void        gg_oam_npc_talk            (GgOamConnection  *conn,
                                         GgJsonRpcRequest *request,
                                         JsonObject       *params);

@@ -160,7 +160,7 @@ bad:
 static const char * const session_option_names[] = {
   "toolChoice", "maxToolRounds", "maxToolCalls", "enabledTools", "temperature",
   "maxResponseTokens", "sampling", "toolTimeoutSeconds", "trimHistory",
-  "reservedResponseTokens", "maxAttempts", NULL
+  "reservedResponseTokens", "maxAttempts", "targets", NULL
 };
 
 /**

@@ -12,6 +12,7 @@
 #include "gg-oam-params.h"
 #include "gg-oam-schema.h"
 #include "gg-oam-session.h"
+#include "gg-oam-targets.h"
 #include "gg-oam-tools.h"
 #include "gg-oam-transcript.h"
 
@@ -30,6 +31,7 @@ gg_oam_session_finalize (GObject *object)
   g_free (self->instructions);
   g_free (self->context_note);
   g_clear_pointer (&self->tools, json_array_unref);
+  g_clear_pointer (&self->targets, json_array_unref);
   g_clear_pointer (&self->history, json_array_unref);
   gg_oam_turn_options_clear (&self->options);
   g_free (self->created_at);
@@ -304,7 +306,8 @@ session_create (GgOamConnection  *conn,
 
   session = g_object_new (GG_TYPE_OAM_SESSION, NULL);
   gg_oam_turn_options_init (&session->options, conn->settings.tool_timeout_ms);
-  if (!gg_oam_turn_options_parse (&session->options, options, "options", warnings, &error))
+  if (!gg_oam_turn_options_parse (&session->options, options, "options", warnings, &error) ||
+      (session->targets = gg_oam_targets_parse (options, "options", &error)) == NULL)
     goto fail;
 
   if (gg_oam_param (params, "history") != NULL &&
@@ -330,9 +333,11 @@ session_create (GgOamConnection  *conn,
     }
   if (session->tools == NULL)
     goto fail;
-  /* A forced tool must be one the session has, as for every tool choice. */
+  /* A forced tool must be one the session has, as for every tool choice
+   * (or one its targets may offer: those are known when a turn starts). */
   if (session->options.policy.tool_choice == GG_TOOL_CHOICE_TOOL &&
-      !gg_oam_tools_has (session->tools, session->options.policy.forced_tool))
+      !gg_oam_tools_has (session->tools, session->options.policy.forced_tool) &&
+      !gg_oam_targets_may_offer (session->targets, session->options.policy.forced_tool))
     {
       error = gg_oam_invalid_params ("'options.toolChoice': the session has no tool '%s'",
                                      session->options.policy.forced_tool);
@@ -496,8 +501,10 @@ respond_cb (GObject      *source,
   gg_oam_op_return_result (op, node);
 }
 
+/* Runs the turn with @tools: the session's own and its targets' now. */
 static void
-respond_run (GgOamOp *op)
+respond_start (GgOamOp   *op,
+               JsonArray *tools)
 {
   SessionOp *data = op->data;
   GgOamSession *session = data->session;
@@ -517,7 +524,7 @@ respond_run (GgOamOp *op)
   /* Checked now, so an earlier pipelined session/setTools counts. */
   if (!gg_oam_policy_parse_overrides (&policy, data->params, NULL, &error))
     goto fail;
-  if (policy.tool_choice == GG_TOOL_CHOICE_TOOL && !gg_oam_tools_has (session->tools, policy.forced_tool))
+  if (policy.tool_choice == GG_TOOL_CHOICE_TOOL && !gg_oam_tools_has (tools, policy.forced_tool))
     {
       error = gg_oam_invalid_params ("'%s': the session has no tool '%s'",
                                      gg_oam_param (data->params, "toolChoice") != NULL ?
@@ -527,14 +534,14 @@ respond_run (GgOamOp *op)
   gg_oam_param_string (data->params, NULL, "prompt", TRUE, &prompt, NULL);
 
   instructions = gg_oam_compose_instructions (session->instructions, session->context_note);
-  data->turn = gg_agent_turn_new (session->model, instructions, session->history, session->tools,
+  data->turn = gg_agent_turn_new (session->model, instructions, session->history, tools,
                                   prompt, data->schema, &policy);
   gg_agent_policy_clear (&policy);
   gg_oam_turn_apply_options (data->turn, &session->options);
   gg_agent_turn_set_streaming (data->turn, data->stream);
   gg_agent_turn_set_event_func (data->turn, on_turn_event, data, NULL);
   json_object_set_string_member (context, "session", session->id);
-  gg_oam_turn_use_client_tools (data->turn, data->conn->peer, context, data->request_id);
+  gg_oam_turn_use_client_tools (data->turn, data->conn->bus, data->conn->peer, context, data->request_id);
   /* Reading the transcript during the turn shows its progress. */
   g_clear_pointer (&session->progress, json_array_unref);
   session->progress = json_array_new ();
@@ -551,6 +558,31 @@ respond_run (GgOamOp *op)
 fail:
   gg_agent_policy_clear (&policy);
   gg_oam_op_return_error (op, error);
+}
+
+static void
+on_targets_resolved (GObject      *source,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  GgOamOp *op = user_data;
+  SessionOp *data = op->data;
+  g_autoptr(JsonArray) offered = gg_oam_targets_resolve_finish (result, data->warnings, NULL);
+  g_autoptr(JsonArray) tools = gg_oam_tools_with (data->session->tools, offered, data->warnings);
+
+  respond_start (op, tools);
+}
+
+static void
+respond_run (GgOamOp *op)
+{
+  SessionOp *data = op->data;
+
+  if (json_array_get_length (data->session->targets) > 0 && !g_cancellable_is_cancelled (op->cancellable))
+    gg_oam_targets_resolve_async (data->session->targets, data->conn->bus, op->cancellable,
+                                  on_targets_resolved, op);
+  else
+    respond_start (op, data->session->tools);
 }
 
 static const char * const respond_params[] = {

@@ -22,6 +22,7 @@ struct _GgOamSession {
   char *instructions;
   char *context_note;
   JsonArray *tools;          /* normalized definitions */
+  JsonArray *targets;        /* the `targets` option's entries (gg-oam-targets.c) */
   JsonArray *history;        /* neutral entries */
   GgOamTurnOptions options;
   char *created_at;

@@ -40,7 +40,8 @@ is_valid_tool_name (const char *name)
  *
  * Returns: (transfer full): the normalized definition
  *   `{"name","description"?,"parameters","timeoutSeconds"?}` the agent turn
- *   takes, or %NULL
+ *   takes, plus `"execution":"target","target","tool"` for a tool a game on
+ *   the bus runs (a gamegate extension), or %NULL
  */
 JsonObject *
 gg_oam_tool_parse (JsonNode   *definition,
@@ -56,6 +57,7 @@ gg_oam_tool_parse (JsonNode   *definition,
   JsonNode *parameters;
   g_autoptr(JsonNode) converted = NULL;
   const char *name, *description, *execution, *type;
+  const char *target = NULL, *target_tool = NULL;
   gint64 timeout_ms;
 
   if (definition == NULL || !JSON_NODE_HOLDS_OBJECT (definition))
@@ -89,11 +91,24 @@ gg_oam_tool_parse (JsonNode   *definition,
                                                        inner_param));
       return NULL;
     }
-  if (execution != NULL && !g_str_equal (execution, "client"))
+  if (execution != NULL && !g_str_equal (execution, "client") && !g_str_equal (execution, "target"))
     {
-      g_propagate_error (error, gg_oam_invalid_params ("'%s.execution' must be \"client\"",
+      g_propagate_error (error, gg_oam_invalid_params ("'%s.execution' must be \"client\" or \"target\"",
                                                        inner_param));
       return NULL;
+    }
+  /* gamegate extension: a game on the bus runs the tool. */
+  if (execution != NULL && g_str_equal (execution, "target"))
+    {
+      if (!gg_oam_param_string (object, inner_param, "target", TRUE, &target, error) ||
+          !gg_oam_param_string (object, inner_param, "tool", FALSE, &target_tool, error))
+        return NULL;
+      if (*target == '\0' || (target_tool != NULL && *target_tool == '\0'))
+        {
+          g_propagate_error (error, gg_oam_invalid_params ("'%s.%s' must not be empty", inner_param,
+                                                           *target == '\0' ? "target" : "tool"));
+          return NULL;
+        }
     }
 
   parameters = gg_oam_param (object, "parameters");
@@ -122,6 +137,12 @@ gg_oam_tool_parse (JsonNode   *definition,
   json_object_set_member (tool, "parameters", json_node_copy (converted));
   if (timeout_ms >= 0)
     json_object_set_double_member (tool, "timeoutSeconds", (double) timeout_ms / 1000.0);
+  if (target != NULL)
+    {
+      json_object_set_string_member (tool, "execution", "target");
+      json_object_set_string_member (tool, "target", target);
+      json_object_set_string_member (tool, "tool", target_tool != NULL ? target_tool : name);
+    }
   if (generation_schema != NULL)
     *generation_schema = g_steal_pointer (&converted);
   return g_steal_pointer (&tool);
@@ -226,6 +247,7 @@ gg_oam_tools_to_json (JsonArray *tools)
 /* ---- the executor ------------------------------------------------------ */
 
 struct _GgOamToolContext {
+  GgBus *bus;            /* runs the tools a game on the bus serves */
   GgJsonRpcPeer *peer;
   JsonObject *context;   /* {"session": …} / {"npc": …} / {"index": …} */
   JsonNode *request_id;
@@ -244,6 +266,7 @@ typedef struct {
 
 /**
  * gg_oam_tool_context_new:
+ * @bus: the bus, for tools a game on it runs
  * @peer: the client's peer
  * @context: (nullable): members put first in `tool/call` params
  * @request_id: (nullable): the id of the request that runs the turn
@@ -251,12 +274,14 @@ typedef struct {
  * Returns: (transfer full): executor data for gg_oam_tool_execute()
  */
 GgOamToolContext *
-gg_oam_tool_context_new (GgJsonRpcPeer *peer,
+gg_oam_tool_context_new (GgBus         *bus,
+                         GgJsonRpcPeer *peer,
                          JsonObject    *context,
                          JsonNode      *request_id)
 {
   GgOamToolContext *self = g_new0 (GgOamToolContext, 1);
 
+  self->bus = g_object_ref (bus);
   self->peer = g_object_ref (peer);
   self->context = context != NULL ? json_object_ref (context) : json_object_new ();
   self->request_id = request_id != NULL ? json_node_copy (request_id) : NULL;
@@ -272,6 +297,7 @@ gg_oam_tool_context_free (GgOamToolContext *context)
 {
   if (context == NULL)
     return;
+  g_object_unref (context->bus);
   g_object_unref (context->peer);
   json_object_unref (context->context);
   g_clear_pointer (&context->request_id, json_node_unref);
@@ -379,17 +405,29 @@ on_tool_reply (GObject      *source,
  * @user_data: a #GgOamToolContext
  *
  * A #GgToolExecutor: sends `tool/call` (id "t-<n>") with the context
- * members, `requestId` and `call`, and answers @invocation with the reply.
+ * members, `requestId` and `call`, and answers @invocation with the reply;
+ * a tool whose definition says `"execution": "target"` runs on that bus
+ * target instead.
  */
 void
 gg_oam_tool_execute (GgToolInvocation *invocation,
                      gpointer          user_data)
 {
   GgOamToolContext *context = user_data;
-  ToolCall *call = g_new0 (ToolCall, 1);
-  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  JsonObject *definition = gg_tool_invocation_get_tool (invocation);
+  g_autoptr(JsonNode) node = NULL;
+  ToolCall *call;
   JsonObject *params;
 
+  if (definition != NULL &&
+      g_strcmp0 (json_object_get_string_member_with_default (definition, "execution", NULL), "target") == 0)
+    {
+      gg_bus_run_tool_invocation (context->bus, invocation);
+      return;
+    }
+
+  call = g_new0 (ToolCall, 1);
+  node = json_node_new (JSON_NODE_OBJECT);
   call->invocation = invocation;
   call->peer = g_object_ref (context->peer);
   call->context = json_object_ref (context->context);
@@ -414,19 +452,22 @@ gg_oam_tool_execute (GgToolInvocation *invocation,
 /**
  * gg_oam_turn_use_client_tools:
  * @turn: an agent turn
+ * @bus: the bus, for tools a game on it runs
  * @peer: the client's peer
  * @context: (nullable): members put first in `tool/call` params
  * @request_id: (nullable): the id of the request running @turn
  *
- * Routes @turn's tool calls to the client as `tool/call` requests.
+ * Routes @turn's tool calls to the client as `tool/call` requests, and
+ * those of target tools to their game on the bus.
  */
 void
 gg_oam_turn_use_client_tools (GgAgentTurn   *turn,
+                              GgBus         *bus,
                               GgJsonRpcPeer *peer,
                               JsonObject    *context,
                               JsonNode      *request_id)
 {
   gg_agent_turn_set_executor (turn, gg_oam_tool_execute,
-                              gg_oam_tool_context_new (peer, context, request_id),
+                              gg_oam_tool_context_new (bus, peer, context, request_id),
                               (GDestroyNotify) gg_oam_tool_context_free);
 }

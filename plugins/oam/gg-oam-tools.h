@@ -24,13 +24,15 @@ JsonNode   *gg_oam_tools_to_json   (JsonArray *tools);
 
 typedef struct _GgOamToolContext GgOamToolContext;
 
-GgOamToolContext *gg_oam_tool_context_new   (GgJsonRpcPeer *peer,
+GgOamToolContext *gg_oam_tool_context_new   (GgBus         *bus,
+                                             GgJsonRpcPeer *peer,
                                              JsonObject    *context,
                                              JsonNode      *request_id);
 void              gg_oam_tool_context_free  (GgOamToolContext *context);
 void              gg_oam_tool_execute       (GgToolInvocation *invocation,
                                              gpointer          user_data);
 void              gg_oam_turn_use_client_tools (GgAgentTurn   *turn,
+                                                GgBus         *bus,
                                                 GgJsonRpcPeer *peer,
                                                 JsonObject    *context,
                                                 JsonNode      *request_id);

@@ -29,7 +29,6 @@ daemon_start (Daemon *d)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
-  gint64 deadline;
 
   d->dir = g_dir_make_tmp ("gg-gabp-conf-XXXXXX", NULL);
   d->port = gg_gabp_pick_free_port (&error);
@@ -43,21 +42,13 @@ daemon_start (Daemon *d)
     g_assert_no_error (error);
   }
   /* Listening once a plain connection succeeds. */
-  deadline = g_get_monotonic_time () + (gint64) gg_test_timeout_ms (10000) * 1000;
-  while (g_get_monotonic_time () < deadline)
-    {
-      g_autoptr(GSocketClient) client = g_socket_client_new ();
-      g_autoptr(GSocketConnection) connection =
-        g_socket_client_connect_to_host (client, "127.0.0.1", d->port, NULL, NULL);
+  {
+    g_autoptr(GSocketConnection) connection =
+      gg_test_connect_with_retry (d->port, gg_test_timeout_ms (10000));
 
-      if (connection != NULL)
-        {
-          g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
-          return;
-        }
-      gg_test_spin (50);
-    }
-  g_assert_not_reached ();
+    g_assert_nonnull (connection);
+    g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
+  }
 }
 
 static void

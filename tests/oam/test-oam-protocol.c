@@ -61,7 +61,7 @@ test_initialize_live (void)
   g_assert_nonnull (strstr (line, "],\"notifications\":[\"session/event\",\"tool/cancel\",\"npc/event\",\"world/changed\"],\"clientRequests\":[\"tool/call\"],\"streaming\":true,\"clientTools\":true,\"structuredOutput\":true,\"models\":[\"system\","));
   /* Whatever backends are built, scripted among them; no default model. */
   g_assert_nonnull (strstr (line, "\"scripted\""));
-  g_assert_nonnull (strstr (line, "],\"maxSessions\":64,\"batch\":false},\"model\":{\"available\":false,"));
+  g_assert_nonnull (strstr (line, "],\"maxSessions\":64,\"batch\":false,\"extensions\":{\"gamegate\":{\"targetTools\":true}}},\"model\":{\"available\":false,"));
 
   oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2.0\"}}");
   oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32602,\"message\":\"Invalid params: 'protocolVersion': version '2.0' is not supported (this bridge speaks 1.0)\",\"data\":{\"code\":\"invalid_params\"}}}");
@@ -81,7 +81,7 @@ test_initialize_options (void)
   line = oam_recv (client);
   g_assert_nonnull (strstr (line, "\"models\":[\"system\""));
   g_assert_null (strstr (line, "\"scripted\""));
-  g_assert_nonnull (strstr (line, "],\"maxSessions\":3,\"batch\":false}"));
+  g_assert_nonnull (strstr (line, "],\"maxSessions\":3,\"batch\":false,\"extensions\":{\"gamegate\":{\"targetTools\":true}}}"));
   oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/create\",\"params\":{\"model\":\"scripted\"}}");
   oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32602,\"message\":\"Invalid params: 'model': scripted models are disabled\",\"data\":{\"code\":\"invalid_params\"}}}");
   g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
