@@ -223,10 +223,26 @@ gg_a2g_entry_parse (GgA2gManifest *manifest,
   JsonNode *actions = json_object_get_member (object, "legal_actions");
   JsonNode *deadline = json_object_get_member (object, "deadline_ms");
   JsonNode *profile = json_object_get_member (object, "profile");
+  JsonNode *entity = json_object_get_member (object, "entity");
+  JsonNode *type = json_object_get_member (object, "type");
   JsonArray *array;
 
-  entry->entity = g_strdup (json_object_get_string_member (object, "entity"));
-  entry->type = gg_a2g_manifest_get_type (manifest, json_object_get_string_member (object, "type"));
+  /* /v1/decide refuses the whole request for these; an entry checks them
+   * again so that it stands on its own (the fuzz target calls it alone). */
+  if (entity == NULL || json_node_get_value_type (entity) != G_TYPE_STRING ||
+      !gg_a2g_id_valid (json_node_get_string (entity)))
+    {
+      invalid (error, "entity: must match ^[a-z][a-z0-9_:.-]{0,63}$");
+      return NULL;
+    }
+  if (type == NULL || json_node_get_value_type (type) != G_TYPE_STRING ||
+      gg_a2g_manifest_get_type (manifest, json_node_get_string (type)) == NULL)
+    {
+      invalid (error, "type: not an entity type of the manifest");
+      return NULL;
+    }
+  entry->entity = g_strdup (json_node_get_string (entity));
+  entry->type = gg_a2g_manifest_get_type (manifest, json_node_get_string (type));
   entry->observations = json_object_new ();
   entry->quantised = json_object_new ();
   entry->legal_actions = json_array_new ();
