@@ -77,6 +77,10 @@ gg_decision_init (GgDecision *self)
 /**
  * gg_decision_result_free:
  * @result: (transfer full) (nullable): a result
+ *
+ * Frees @result and everything it holds.
+ *
+ * Since: 1.0
  */
 void
 gg_decision_result_free (GgDecisionResult *result)
@@ -95,9 +99,14 @@ gg_decision_result_free (GgDecisionResult *result)
  * @options: the option ids (strings)
  * @format: the answer's member names
  *
+ * Builds the output schema a decision constrains the model with; the
+ * reason comes first so that the model reasons before it picks.
+ *
  * Returns: (transfer full): the output schema of a decision:
  *   `{reason, option: enum(@options), confidence: integer 0..100}`,
  *   members in that order, all required, nothing else allowed
+ *
+ * Since: 1.0
  */
 JsonNode *
 gg_decision_schema (JsonArray              *options,
@@ -147,7 +156,12 @@ gg_decision_schema (JsonArray              *options,
  * @options: the option ids, at least one, no duplicates; referenced
  * @format: the answer's shape (copied)
  *
+ * Makes a decision of one of @options through @model; set it up with the
+ * gg_decision_set_*() calls, then run it once with gg_decision_run_async().
+ *
  * Returns: (transfer full): a decision, not started
+ *
+ * Since: 1.0
  */
 GgDecision *
 gg_decision_new (GgModel                *model,
@@ -179,6 +193,10 @@ gg_decision_new (GgModel                *model,
  * @self: a decision, not started
  * @tools: (nullable): tool definitions the model may call first; referenced
  * @policy: (nullable): the turn's tool policy (copied)
+ *
+ * Lets the model call tools (grounding) before it decides.
+ *
+ * Since: 1.0
  */
 void
 gg_decision_set_tools (GgDecision          *self,
@@ -201,6 +219,10 @@ gg_decision_set_tools (GgDecision          *self,
  * gg_decision_set_temperature:
  * @self: a decision, not started
  * @temperature: the sampling temperature, negative for the model's default
+ *
+ * Sets the sampling temperature of the decision's model turns.
+ *
+ * Since: 1.0
  */
 void
 gg_decision_set_temperature (GgDecision *self,
@@ -216,6 +238,11 @@ gg_decision_set_temperature (GgDecision *self,
  * @func: (nullable): called with each turn before it runs
  * @user_data: data for @func
  * @destroy: (nullable): frees @user_data with the decision
+ *
+ * Sets a function that sets up each model turn (a tool executor, an event
+ * function) before it runs.
+ *
+ * Since: 1.0
  */
 void
 gg_decision_set_turn_func (GgDecision         *self,
@@ -236,7 +263,11 @@ gg_decision_set_turn_func (GgDecision         *self,
  * gg_decision_is_forced:
  * @self: a decision
  *
+ * Tells whether the decision needs no model call.
+ *
  * Returns: whether there is one option only (answered without the model)
+ *
+ * Since: 1.0
  */
 gboolean
 gg_decision_is_forced (GgDecision *self)
@@ -343,6 +374,8 @@ start_turn (GTask *task)
  *
  * Decides: at once for one option, else through the model. A single
  * option completes on the next main-loop iteration.
+ *
+ * Since: 1.0
  */
 void
 gg_decision_run_async (GgDecision          *self,
@@ -389,7 +422,11 @@ gg_decision_run_async (GgDecision          *self,
  * @error: the model's error (%GG_MODEL_ERROR), for an answer outside the
  *   schema after its retries %GG_MODEL_ERROR_GENERATION_FAILED
  *
+ * Finishes gg_decision_run_async().
+ *
  * Returns: (transfer full): the decision, or %NULL with @error set
+ *
+ * Since: 1.0
  */
 GgDecisionResult *
 gg_decision_run_finish (GgDecision    *self,

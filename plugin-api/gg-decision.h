@@ -6,6 +6,10 @@
  */
 #pragma once
 
+#if !defined (GAMEGATE_INSIDE) && !defined (GAMEGATE_COMPILATION)
+#error "Only <gamegate.h> can be included directly."
+#endif
+
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
@@ -26,6 +30,8 @@ G_BEGIN_DECLS
  *
  * The shape of the structured answer: `{reason, option, "confidence"}`,
  * confidence an integer 0 to 100.
+ *
+ * Since: 1.0
  */
 typedef struct {
   const char *reason_key;
@@ -45,6 +51,10 @@ typedef struct {
  * @tool_calls: (nullable): the turn's tool call records
  * @usage: (nullable): the turn's usage object (`inputTokens`, …)
  * @attempts: model turns run (0 when forced)
+ *
+ * What a decision decided, and what it cost.
+ *
+ * Since: 1.0
  */
 typedef struct {
   char *option;
@@ -67,10 +77,22 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (GgDecisionResult, gg_decision_result_free)
  * @user_data: data given to gg_decision_set_turn_func()
  *
  * Lets the caller set up each turn (tool executor, events) before it runs.
+ *
+ * Since: 1.0
  */
 typedef void (*GgDecisionTurnFunc) (GgAgentTurn *turn,
                                     gpointer     user_data);
 
+/**
+ * GgDecision:
+ *
+ * One decision: a model picks one of N options with a one-sentence reason
+ * and a confidence, through an output schema, optionally after calling
+ * tools; one option is answered at once without the model. oam's
+ * `decision/decide` and the A2G decision service both run on it.
+ *
+ * Since: 1.0
+ */
 #define GG_TYPE_DECISION (gg_decision_get_type ())
 G_DECLARE_FINAL_TYPE (GgDecision, gg_decision, GG, DECISION, GObject)
 

@@ -248,6 +248,9 @@ gg_json_canonical_string (JsonNode *node)
  * gg_json_canonical_digest:
  * @node: a JSON value
  *
+ * Digests @node by its canonical form, so that documents differing only
+ * in key order, whitespace, escapes or number spellings share a digest.
+ *
  * Returns: (transfer full): `sha256:` and the 64 lowercase hex digits of
  *   the SHA-256 of gg_json_canonical_string()
  *
