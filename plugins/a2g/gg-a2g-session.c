@@ -137,6 +137,11 @@ check_game (Open *open)
       gg_a2g_exchange_fail (open->ex, GG_A2G_ERROR_INVALID, "manifest.game: must equal game");
       return FALSE;
     }
+  if (!gg_a2g_access_manifest_registered (open->ex->service->settings.access, open->game, open->manifest->hash))
+    {
+      gg_a2g_exchange_fail (open->ex, GG_A2G_ERROR_FORBIDDEN, "Unregistered manifest hash.");
+      return FALSE;
+    }
   return TRUE;
 }
 
@@ -187,6 +192,8 @@ on_open_rate (GObject      *source,
   const char *hash = gg_a2g_json_string (ex->body, "manifest_hash");
   g_autoptr(GError) error = NULL;
   GgA2gManifest *known;
+  GgA2gError refused_code = GG_A2G_ERROR_UNAUTHORIZED;
+  const char *refusal = NULL;
 
   if (!gg_a2g_exchange_is_live (ex))
     {
@@ -199,6 +206,13 @@ on_open_rate (GObject      *source,
 
       soup_message_headers_replace (soup_server_message_get_response_headers (ex->msg), "Retry-After", seconds);
       gg_a2g_exchange_fail (ex, GG_A2G_ERROR_RATE_LIMITED, "Too many session requests.");
+      open_free (open);
+      return;
+    }
+  /* The server profile's API key (gg-a2g-access.c), before any manifest work. */
+  if (!gg_a2g_access_check_api_key (service->settings.access, ex->msg, open->game, &refused_code, &refusal))
+    {
+      gg_a2g_exchange_fail (ex, refused_code, "%s", refusal);
       open_free (open);
       return;
     }

@@ -83,12 +83,15 @@ gg_a2g_settings_load (GgA2gSettings *settings,
 
   memset (settings, 0, sizeof *settings);
   settings->profile = gg_config_get_string (config, GROUP, "profile", "local");
-  if (strcmp (settings->profile, "local") != 0)
+  if (strcmp (settings->profile, "local") != 0 && strcmp (settings->profile, "server") != 0)
     {
       gg_config_set_invalid (config, GROUP, "profile", error, "%s",
-                             "only the local profile is available in this version");
+                             "expected local or server (client is not available in this version)");
       return FALSE;
     }
+  settings->access = gg_a2g_access_load (config, GROUP, settings->profile, error);
+  if (settings->access == NULL)
+    return FALSE;
   /* GAMEGATE_A2G_LISTEN stands in for an absent key (tests: any free port). */
   listen = gg_config_get_string (config, GROUP, "listen",
                                  g_getenv ("GAMEGATE_A2G_LISTEN") != NULL ? g_getenv ("GAMEGATE_A2G_LISTEN")
@@ -147,6 +150,7 @@ void
 gg_a2g_settings_clear (GgA2gSettings *settings)
 {
   g_clear_pointer (&settings->profile, g_free);
+  g_clear_pointer (&settings->access, gg_a2g_access_free);
   g_clear_pointer (&settings->listen, g_free);
   g_clear_pointer (&settings->listen_host, g_free);
   g_clear_pointer (&settings->model, json_node_unref);

@@ -1,0 +1,39 @@
+/* gg-a2g-access.h: who may use the A2G service outside the local profile
+ * (a2g-security.md): the registered games with the SHA-256 of their API
+ * keys and their registered manifest hashes, and what the transport must
+ * be (TLS, or a TLS-terminating proxy on loopback).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <libsoup/soup.h>
+#include <gamegate.h>
+
+#include "gg-a2g-errors.h"
+
+G_BEGIN_DECLS
+
+typedef struct _GgA2gAccess GgA2gAccess;
+
+GgA2gAccess *gg_a2g_access_load              (GgConfig    *config,
+                                              const char  *group,
+                                              const char  *profile,
+                                              GError     **error);
+void         gg_a2g_access_free              (GgA2gAccess *access);
+gboolean     gg_a2g_access_is_local          (const GgA2gAccess *access);
+gboolean     gg_a2g_access_check_transport   (const GgA2gAccess *access,
+                                              SoupServerMessage *msg,
+                                              const char       **message);
+gboolean     gg_a2g_access_check_api_key     (const GgA2gAccess *access,
+                                              SoupServerMessage *msg,
+                                              const char        *game,
+                                              GgA2gError        *code,
+                                              const char       **message);
+gboolean     gg_a2g_access_manifest_registered (const GgA2gAccess *access,
+                                                const char        *game,
+                                                const char        *manifest_hash);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GgA2gAccess, gg_a2g_access_free)
+
+G_END_DECLS
