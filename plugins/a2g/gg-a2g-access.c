@@ -13,7 +13,9 @@
  * manifests").
  *
  * The transport outside the local profile is HTTPS: either the service's
- * own TLS (tls-certificate, tls-key) or, on a loopback listen only, a
+ * own TLS (tls-certificate, tls-key: PEM files; glib-networking's GnuTLS
+ * refuses anything older than TLS 1.2) on any address, or, on a loopback
+ * listen only, a
  * TLS-terminating proxy the operator declares (behind-tls-proxy=true),
  * whose `X-Forwarded-Proto: https` every request must then carry.
  *
@@ -36,6 +38,7 @@ struct _GgA2gAccess {
   gboolean behind_tls_proxy;
   char *tls_certificate;
   char *tls_key;
+  GTlsCertificate *certificate; /* nullable: no TLS of its own */
   GHashTable *games;         /* name -> Game */
 };
 
@@ -170,16 +173,23 @@ gg_a2g_access_load (GgConfig    *config,
     }
   if (access->tls_certificate != NULL)
     {
-      gg_config_set_invalid (config, group, "tls-certificate", error, "%s",
-                             "the service's own TLS is not available in this version: "
-                             "use behind-tls-proxy=true behind a TLS-terminating proxy");
-      return NULL;
+      g_autoptr(GError) tls_error = NULL;
+
+      /* Read now, so that a bad file stops the start with a clear error
+       * (the message names the file, never the key's content). */
+      access->certificate = g_tls_certificate_new_from_files (access->tls_certificate, access->tls_key, &tls_error);
+      if (access->certificate == NULL)
+        {
+          gg_config_set_invalid (config, group, "tls-certificate", error, "cannot load it with tls-key: %s",
+                                 tls_error->message);
+          return NULL;
+        }
     }
-  if (!access->behind_tls_proxy)
+  else if (!access->behind_tls_proxy)
     {
       gg_config_set_invalid (config, group, "profile", error, "%s",
-                             "outside the local profile the service needs TLS: "
-                             "set behind-tls-proxy=true behind a TLS-terminating proxy on loopback");
+                             "outside the local profile the service needs TLS: set tls-certificate and "
+                             "tls-key, or behind-tls-proxy=true behind a TLS-terminating proxy on loopback");
       return NULL;
     }
   if (g_hash_table_size (access->games) == 0)
@@ -200,7 +210,21 @@ gg_a2g_access_free (GgA2gAccess *access)
   g_hash_table_unref (access->games);
   g_free (access->tls_certificate);
   g_free (access->tls_key);
+  g_clear_object (&access->certificate);
   g_free (access);
+}
+
+/**
+ * gg_a2g_access_get_certificate:
+ * @access: access rules
+ *
+ * Returns: (transfer none) (nullable): the service's TLS certificate (with
+ *   its key), %NULL without TLS of its own
+ */
+GTlsCertificate *
+gg_a2g_access_get_certificate (const GgA2gAccess *access)
+{
+  return access != NULL && !access->local ? access->certificate : NULL;
 }
 
 /** gg_a2g_access_is_local: Returns: whether the profile is local */
@@ -229,7 +253,7 @@ gg_a2g_access_check_transport (const GgA2gAccess *access,
 {
   const char *proto;
 
-  if (gg_a2g_access_is_local (access) || !access->behind_tls_proxy)
+  if (gg_a2g_access_is_local (access) || access->certificate != NULL)
     return TRUE;
   proto = soup_message_headers_get_one (soup_server_message_get_request_headers (msg), "X-Forwarded-Proto");
   if (proto != NULL && g_ascii_strcasecmp (proto, "https") == 0)

@@ -22,6 +22,7 @@ GgA2gAccess *gg_a2g_access_load              (GgConfig    *config,
                                               GError     **error);
 void         gg_a2g_access_free              (GgA2gAccess *access);
 gboolean     gg_a2g_access_is_local          (const GgA2gAccess *access);
+GTlsCertificate *gg_a2g_access_get_certificate (const GgA2gAccess *access);
 gboolean     gg_a2g_access_check_transport   (const GgA2gAccess *access,
                                               SoupServerMessage *msg,
                                               const char       **message);

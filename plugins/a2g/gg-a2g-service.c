@@ -474,6 +474,18 @@ gg_a2g_service_listen (GgA2gService  *service,
       return FALSE;
     }
   address = g_inet_socket_address_new (host, service->settings.listen_port);
+  if (gg_a2g_access_get_certificate (service->settings.access) != NULL)
+    {
+      /* Its own TLS: accepted and checked (TLS 1.2+) in gg-a2g-tls.c. */
+      service->tls = gg_a2g_tls_listener_new (service->soup, gg_a2g_access_get_certificate (service->settings.access),
+                                              address, error);
+      if (service->tls == NULL)
+        return FALSE;
+      service->port = gg_a2g_tls_listener_get_port (service->tls);
+      g_free (service->origin_port);
+      service->origin_port = g_strdup_printf (":%u", service->port);
+      return TRUE;
+    }
   if (!soup_server_listen (service->soup, address, 0, error))
     return FALSE;
   listeners = soup_server_get_listeners (service->soup);
@@ -548,6 +560,7 @@ gg_a2g_service_free (GgA2gService *service)
   g_hash_table_iter_init (&iter, service->live);
   while (g_hash_table_iter_next (&iter, (gpointer *) &ex, NULL))
     ex->service = NULL;
+  g_clear_pointer (&service->tls, gg_a2g_tls_listener_free);
   soup_server_disconnect (service->soup);
   gg_a2g_console_free (service->console);
   g_object_unref (service->soup);

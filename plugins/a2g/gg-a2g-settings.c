@@ -40,7 +40,9 @@ gg_a2g_settings_set_listen (GgA2gSettings *settings,
       g_free (host);
       host = inner;
     }
-  if (strcmp (host, "127.0.0.1") != 0 && strcmp (host, "::1") != 0 && strcmp (host, "localhost") != 0)
+  /* With TLS of its own (server profile) the service may listen anywhere. */
+  if (gg_a2g_access_get_certificate (settings->access) == NULL &&
+      strcmp (host, "127.0.0.1") != 0 && strcmp (host, "::1") != 0 && strcmp (host, "localhost") != 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                    "listen: the local profile listens on loopback only (127.0.0.1, [::1])");
