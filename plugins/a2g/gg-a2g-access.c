@@ -29,12 +29,15 @@
 #include "gg-a2g-manifest.h"
 
 typedef struct {
-  char *key_sha256;          /* 64 lowercase hex */
+  char *key_sha256;          /* 64 lowercase hex (server profile) */
+  GHashTable *join_keys;     /* kid -> GgA2gJoinKey (client profile) */
   GHashTable *manifests;     /* "sha256:<hex>" set */
 } Game;
 
 struct _GgA2gAccess {
   gboolean local;
+  gboolean client;
+  char *service_id;          /* the `aud` of join tokens (client profile) */
   gboolean behind_tls_proxy;
   char *tls_certificate;
   char *tls_key;
@@ -46,6 +49,7 @@ static void
 game_free (Game *game)
 {
   g_free (game->key_sha256);
+  g_hash_table_unref (game->join_keys);
   g_hash_table_unref (game->manifests);
   g_free (game);
 }
@@ -78,6 +82,67 @@ split_list (const char *value)
   return (char **) g_ptr_array_free (g_steal_pointer (&kept), FALSE);
 }
 
+static void
+join_key_free (GgA2gJoinKey *key)
+{
+  g_free (key->alg);
+  g_free (key->pem);
+  g_free (key);
+}
+
+/* `kid:ALG:path,…`: each key bound to its one algorithm (ES256, RS256),
+ * so that a token can never pick another one for it. */
+static gboolean
+load_join_keys (Game        *game,
+                GgConfig    *config,
+                const char  *group,
+                const char  *name,
+                GError     **error)
+{
+  g_autofree char *keys_name = g_strconcat (name, ".join-keys", NULL);
+  g_autofree char *value = gg_config_get_string (config, group, keys_name, NULL);
+  g_auto(GStrv) items = split_list (value);
+
+  if (items[0] == NULL)
+    {
+      gg_config_set_invalid (config, group, keys_name, error, "%s",
+                             "expected the studio's public keys as kid:ES256|RS256:file.pem, comma-separated");
+      return FALSE;
+    }
+  for (guint i = 0; items[i] != NULL; i++)
+    {
+      g_auto(GStrv) parts = g_strsplit (items[i], ":", 3);
+      g_autoptr(GError) file_error = NULL;
+      GgA2gJoinKey *key;
+      char *pem = NULL;
+      gsize length = 0;
+
+      if (g_strv_length (parts) != 3 || parts[0][0] == '\0' ||
+          (strcmp (parts[1], "ES256") != 0 && strcmp (parts[1], "RS256") != 0))
+        {
+          gg_config_set_invalid (config, group, keys_name, error, "not kid:ES256|RS256:file.pem: %s", items[i]);
+          return FALSE;
+        }
+      if (!g_file_get_contents (parts[2], &pem, &length, &file_error) || strstr (pem, "PUBLIC KEY-----") == NULL ||
+          strstr (pem, "PRIVATE") != NULL)
+        {
+          /* Never the file's content: it might be a private key. */
+          gg_config_set_invalid (config, group, keys_name, error, "%s: %s", parts[2],
+                                 file_error != NULL ? file_error->message : "not a PEM public key");
+          if (pem != NULL)
+            memset (pem, 0, length);
+          g_free (pem);
+          return FALSE;
+        }
+      key = g_new0 (GgA2gJoinKey, 1);
+      key->alg = g_strdup (parts[1]);
+      key->pem = pem;
+      key->pem_length = length;
+      g_hash_table_replace (game->join_keys, g_strdup (parts[0]), key);
+    }
+  return TRUE;
+}
+
 static gboolean
 load_game (GgA2gAccess *access,
            GgConfig    *config,
@@ -87,7 +152,7 @@ load_game (GgA2gAccess *access,
 {
   g_autofree char *key_name = g_strconcat (name, ".api-key-sha256", NULL);
   g_autofree char *manifests_name = g_strconcat (name, ".manifests", NULL);
-  g_autofree char *key = gg_config_get_string (config, group, key_name, NULL);
+  g_autofree char *key = NULL;
   g_autofree char *manifests = gg_config_get_string (config, group, manifests_name, NULL);
   g_auto(GStrv) hashes = NULL;
   Game *game;
@@ -97,7 +162,18 @@ load_game (GgA2gAccess *access,
       gg_config_set_invalid (config, group, "games", error, "not a game id: %s", name);
       return FALSE;
     }
-  if (!is_lower_hex (key, 64))
+  if (!access->client)
+    key = gg_config_get_string (config, group, key_name, NULL);
+  game = g_new0 (Game, 1);
+  game->join_keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) join_key_free);
+  game->manifests = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_hash_table_replace (access->games, g_strdup (name), game);
+  if (access->client)
+    {
+      if (!load_join_keys (game, config, group, name, error))
+        return FALSE;
+    }
+  else if (!is_lower_hex (key, 64))
     {
       /* Not gg_config_set_invalid(): it would echo the value, which may be
        * the API key itself pasted by mistake. */
@@ -110,6 +186,7 @@ load_game (GgA2gAccess *access,
                    where != NULL ? where : "", where != NULL ? ": " : "", group, key_name);
       return FALSE;
     }
+  game->key_sha256 = g_steal_pointer (&key);
   hashes = split_list (manifests);
   if (hashes[0] == NULL)
     {
@@ -117,10 +194,6 @@ load_game (GgA2gAccess *access,
                              "expected the registered manifest hashes (sha256:<hex>, comma-separated)");
       return FALSE;
     }
-  game = g_new0 (Game, 1);
-  game->key_sha256 = g_steal_pointer (&key);
-  game->manifests = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_hash_table_replace (access->games, g_strdup (name), game);
   for (guint i = 0; hashes[i] != NULL; i++)
     {
       if (!g_str_has_prefix (hashes[i], "sha256:") || !is_lower_hex (hashes[i] + 7, 64))
@@ -154,6 +227,17 @@ gg_a2g_access_load (GgConfig    *config,
 
   access->games = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) game_free);
   access->local = strcmp (profile, "local") == 0;
+  access->client = strcmp (profile, "client") == 0;
+  if (access->client)
+    {
+      access->service_id = gg_config_get_string (config, group, "service-id", NULL);
+      if (access->service_id == NULL || access->service_id[0] == '\0')
+        {
+          gg_config_set_invalid (config, group, "service-id", error, "%s",
+                                 "the client profile needs the service id join tokens name in `aud`");
+          return NULL;
+        }
+    }
   if (!gg_config_get_boolean (config, group, "behind-tls-proxy", FALSE, &access->behind_tls_proxy, error))
     return NULL;
   access->tls_certificate = gg_config_get_string (config, group, "tls-certificate", NULL);
@@ -195,7 +279,7 @@ gg_a2g_access_load (GgConfig    *config,
   if (g_hash_table_size (access->games) == 0)
     {
       gg_config_set_invalid (config, group, "games", error, "%s",
-                             "the server profile needs at least one registered game");
+                             "outside the local profile at least one registered game is needed");
       return NULL;
     }
   return g_steal_pointer (&access);
@@ -208,6 +292,7 @@ gg_a2g_access_free (GgA2gAccess *access)
   if (access == NULL)
     return;
   g_hash_table_unref (access->games);
+  g_free (access->service_id);
   g_free (access->tls_certificate);
   g_free (access->tls_key);
   g_clear_object (&access->certificate);
@@ -290,7 +375,7 @@ gg_a2g_access_check_api_key (const GgA2gAccess *access,
   Game *registered;
   gboolean equal;
 
-  if (gg_a2g_access_is_local (access))
+  if (gg_a2g_access_is_local (access) || access->client)
     return TRUE;
   if (header == NULL || g_ascii_strncasecmp (header, "Bearer ", 7) != 0)
     {
@@ -343,4 +428,37 @@ gg_a2g_access_manifest_registered (const GgA2gAccess *access,
     return TRUE;
   registered = g_hash_table_lookup (access->games, game);
   return registered != NULL && g_hash_table_contains (registered->manifests, manifest_hash);
+}
+
+/** gg_a2g_access_is_client: Returns: whether the profile is client */
+gboolean
+gg_a2g_access_is_client (const GgA2gAccess *access)
+{
+  return access != NULL && access->client;
+}
+
+/** gg_a2g_access_get_service_id: Returns: (nullable): the client profile's `aud` */
+const char *
+gg_a2g_access_get_service_id (const GgA2gAccess *access)
+{
+  return access != NULL ? access->service_id : NULL;
+}
+
+/**
+ * gg_a2g_access_find_join_key:
+ * @access: access rules
+ * @game: a game id
+ * @kid: a key id
+ *
+ * Returns: (transfer none) (nullable): the studio's public key of @game
+ *   named @kid
+ */
+const GgA2gJoinKey *
+gg_a2g_access_find_join_key (const GgA2gAccess *access,
+                             const char        *game,
+                             const char        *kid)
+{
+  Game *registered = access != NULL && game != NULL ? g_hash_table_lookup (access->games, game) : NULL;
+
+  return registered != NULL && kid != NULL ? g_hash_table_lookup (registered->join_keys, kid) : NULL;
 }

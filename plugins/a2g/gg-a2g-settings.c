@@ -85,10 +85,10 @@ gg_a2g_settings_load (GgA2gSettings *settings,
 
   memset (settings, 0, sizeof *settings);
   settings->profile = gg_config_get_string (config, GROUP, "profile", "local");
-  if (strcmp (settings->profile, "local") != 0 && strcmp (settings->profile, "server") != 0)
+  if (strcmp (settings->profile, "local") != 0 && strcmp (settings->profile, "server") != 0 &&
+      strcmp (settings->profile, "client") != 0)
     {
-      gg_config_set_invalid (config, GROUP, "profile", error, "%s",
-                             "expected local or server (client is not available in this version)");
+      gg_config_set_invalid (config, GROUP, "profile", error, "%s", "expected local, server or client");
       return FALSE;
     }
   settings->access = gg_a2g_access_load (config, GROUP, settings->profile, error);

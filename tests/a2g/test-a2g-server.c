@@ -146,13 +146,13 @@ test_needs_tls (void)
                                                 "orbital-freight.manifests=%s\n", upper, hash);
 
   assert_refuses_to_start (no_proxy, "behind-tls-proxy=true", NULL);
-  assert_refuses_to_start ("[a2g]\nprofile=server\nbehind-tls-proxy=true\n", "at least one registered game", NULL);
+  assert_refuses_to_start ("[a2g]\nprofile=server\nbehind-tls-proxy=true\n", "at least one registered game is needed", NULL);
   /* Only the hash of a key goes in the config; a key put there by mistake
    * is not echoed. */
   assert_refuses_to_start (plain_key, "orbital-freight.api-key-sha256: expected the SHA-256 of the API key",
                            KEY_FREIGHT);
   assert_refuses_to_start (upper_key, "SHA-256 of the API key", NULL);
-  assert_refuses_to_start ("[a2g]\nprofile=galaxy\n", "expected local or server", NULL);
+  assert_refuses_to_start ("[a2g]\nprofile=galaxy\n", "expected local, server or client", NULL);
 }
 
 static void
