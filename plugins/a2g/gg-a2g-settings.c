@@ -94,6 +94,19 @@ gg_a2g_settings_load (GgA2gSettings *settings,
   settings->access = gg_a2g_access_load (config, GROUP, settings->profile, error);
   if (settings->access == NULL)
     return FALSE;
+  {
+    g_autofree char *key_path = gg_config_get_string (config, GROUP, "policy-signing-key", NULL);
+
+    if (key_path != NULL)
+      {
+        settings->policy_signer = gg_a2g_policy_signer_load (key_path, &local_error);
+        if (settings->policy_signer == NULL)
+          {
+            gg_config_set_invalid (config, GROUP, "policy-signing-key", error, "%s", local_error->message);
+            return FALSE;
+          }
+      }
+  }
   /* GAMEGATE_A2G_LISTEN stands in for an absent key (tests: any free port). */
   listen = gg_config_get_string (config, GROUP, "listen",
                                  g_getenv ("GAMEGATE_A2G_LISTEN") != NULL ? g_getenv ("GAMEGATE_A2G_LISTEN")
@@ -153,6 +166,7 @@ gg_a2g_settings_clear (GgA2gSettings *settings)
 {
   g_clear_pointer (&settings->profile, g_free);
   g_clear_pointer (&settings->access, gg_a2g_access_free);
+  g_clear_pointer (&settings->policy_signer, gg_a2g_policy_signer_free);
   g_clear_pointer (&settings->listen, g_free);
   g_clear_pointer (&settings->listen_host, g_free);
   g_clear_pointer (&settings->model, json_node_unref);

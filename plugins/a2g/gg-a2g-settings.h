@@ -7,12 +7,14 @@
 #include <gamegate.h>
 
 #include "gg-a2g-access.h"
+#include "gg-a2g-policy-sign.h"
 
 G_BEGIN_DECLS
 
 typedef struct {
   char *profile;                 /* "local", "server" */
   GgA2gAccess *access;           /* registered games, transport */
+  GgA2gPolicySigner *policy_signer; /* nullable: policy-signing-key */
   char *listen;                  /* "127.0.0.1:8787" */
   char *listen_host;
   guint16 listen_port;

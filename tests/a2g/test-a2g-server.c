@@ -153,6 +153,20 @@ test_needs_tls (void)
                            KEY_FREIGHT);
   assert_refuses_to_start (upper_key, "SHA-256 of the API key", NULL);
   assert_refuses_to_start ("[a2g]\nprofile=galaxy\n", "expected local, server or client", NULL);
+  {
+    /* A policy-signing-key that is no key: named, its content not echoed. */
+    g_autoptr(GError) error = NULL;
+    g_autofree char *dir = g_dir_make_tmp ("gg-a2g-key-XXXXXX", &error);
+    g_autofree char *key = g_build_filename (dir, "policy.key", NULL);
+    g_autofree char *config = g_strdup_printf ("[a2g]\npolicy-signing-key=%s\n", key);
+
+    g_file_set_contents (key, "SEEDSEEDSEED-not-a-key\n", -1, &error);
+    g_assert_no_error (error);
+    assert_refuses_to_start (config, "policy-signing-key: ", "SEEDSEEDSEED");
+    g_unlink (key);
+    assert_refuses_to_start (config, "policy-signing-key: ", NULL);
+    g_rmdir (dir);
+  }
 }
 
 static void
