@@ -333,6 +333,44 @@ test_no_browser (void)
   a2g_service_stop (service);
 }
 
+static char *
+decide_one (A2gService *service,
+            const char *client_id,
+            const char *token,
+            const char *entry)
+{
+  g_autofree char *body = g_strdup_printf ("{\"client_id\":\"%s\",\"epoch\":1,\"entities\":[%s]}", client_id, entry);
+  g_autoptr(A2gResponse) response = proxied (service, "POST", "/v1/decide", token, body);
+  g_autoptr(JsonObject) object = NULL;
+  JsonObject *decision;
+
+  g_assert_cmpuint (response->status, ==, 200);
+  object = a2g_json (response);
+  decision = json_array_get_object_element (json_object_get_array_member (object, "decisions"), 0);
+  return g_strdup_printf ("%s %s", json_object_get_string_member (decision, "source"),
+                          json_object_get_string_member (decision, "action"));
+}
+
+static void
+test_shared_cache (void)
+{
+  g_autofree char *model = a2g_model_config ("[{\"json\":{\"reason\":\"r\",\"action\":\"flee\",\"confidence\":70}},"
+                                             "{\"json\":{\"reason\":\"r\",\"action\":\"attack\",\"confidence\":70}}]");
+  g_autofree char *config = server_config (model);
+  A2gService *service = a2g_service_start (config);
+  g_autofree char *a = open_session (service, CLIENT);
+  g_autofree char *b = open_session (service, "c_other_client_1");
+  const char *pirate = "{\"entity\":\"p\",\"type\":\"pirate\",\"observations\":{\"hp\":35,\"target_distance\":900},"
+                       "\"legal_actions\":[\"attack\",\"flee\",\"surrender\"]}";
+  g_autofree char *first = decide_one (service, CLIENT, a, pirate);
+  g_autofree char *second = decide_one (service, "c_other_client_1", b, pirate);
+
+  /* A server session's decision is the game's: served to another session. */
+  g_assert_cmpstr (first, ==, "model flee");
+  g_assert_cmpstr (second, ==, "cache flee");
+  a2g_service_stop (service);
+}
+
 /* ---- the service's own TLS ------------------------------------------------- */
 
 typedef struct {
@@ -489,6 +527,7 @@ main (int    argc,
   g_test_add_func ("/a2g/server/api-keys", test_api_keys);
   g_test_add_func ("/a2g/server/renewal-grace", test_renewal_grace);
   g_test_add_func ("/a2g/server/no-browser", test_no_browser);
+  g_test_add_func ("/a2g/server/shared-cache", test_shared_cache);
   g_test_add_func ("/a2g/server/tls", test_tls);
   g_test_add_func ("/a2g/server/tls-bad-files", test_tls_bad_files);
   return g_test_run ();
