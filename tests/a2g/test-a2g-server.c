@@ -371,6 +371,52 @@ test_shared_cache (void)
   a2g_service_stop (service);
 }
 
+static char *
+decide_code (A2gService *service,
+             const char *client_id,
+             const char *token,
+             const char *entity)
+{
+  g_autofree char *body = g_strdup_printf ("{\"client_id\":\"%s\",\"epoch\":1,\"entities\":[{\"entity\":\"%s\","
+                                           "\"type\":\"freighter\",\"legal_actions\":[\"run\",\"hide\"]}]}",
+                                           client_id, entity);
+  g_autoptr(A2gResponse) response = proxied (service, "POST", "/v1/decide", token, body);
+  g_autoptr(JsonObject) object = NULL;
+  JsonObject *decision;
+
+  g_assert_cmpuint (response->status, ==, 200);
+  object = a2g_json (response);
+  decision = json_array_get_object_element (json_object_get_array_member (object, "decisions"), 0);
+  if (json_object_has_member (decision, "code"))
+    return g_strdup_printf ("FALLBACK %s", json_object_get_string_member (decision, "code"));
+  return g_strdup (json_object_get_string_member (decision, "source"));
+}
+
+#define EXPECT_CODE(client, token, entity, expected) \
+  G_STMT_START { g_autofree char *got_ = decide_code (service, client, token, entity); \
+                 g_assert_cmpstr (got_, ==, expected); } G_STMT_END
+
+static void
+test_decide_rates (void)
+{
+  /* Model decisions: 2 per session, 3 per game, then (almost) none. */
+  g_autofree char *config = server_config ("model={\"type\":\"scripted\",\"fallback\":{\"json\":{\"reason\":\"r\","
+                                           "\"action\":\"run\",\"confidence\":70}}}\n"
+                                           "session-rate=0.001\nsession-burst=2\ngame-rate=0.001\ngame-burst=3\n");
+  A2gService *service = a2g_service_start (config);
+  g_autofree char *a = open_session (service, CLIENT);
+  g_autofree char *b = open_session (service, "c_other_client_1");
+
+  EXPECT_CODE (CLIENT, a, "f1", "model");
+  EXPECT_CODE (CLIENT, a, "f2", "model");
+  /* Over the session's rate. */
+  EXPECT_CODE (CLIENT, a, "f3", "FALLBACK busy");
+  /* B has its own session budget, but the game's is spent now. */
+  EXPECT_CODE ("c_other_client_1", b, "f4", "model");
+  EXPECT_CODE ("c_other_client_1", b, "f5", "FALLBACK busy");
+  a2g_service_stop (service);
+}
+
 /* ---- the service's own TLS ------------------------------------------------- */
 
 typedef struct {
@@ -528,6 +574,7 @@ main (int    argc,
   g_test_add_func ("/a2g/server/renewal-grace", test_renewal_grace);
   g_test_add_func ("/a2g/server/no-browser", test_no_browser);
   g_test_add_func ("/a2g/server/shared-cache", test_shared_cache);
+  g_test_add_func ("/a2g/server/decide-rates", test_decide_rates);
   g_test_add_func ("/a2g/server/tls", test_tls);
   g_test_add_func ("/a2g/server/tls-bad-files", test_tls_bad_files);
   return g_test_run ();
