@@ -417,6 +417,36 @@ test_decide_rates (void)
   a2g_service_stop (service);
 }
 
+static void
+test_game_budget (void)
+{
+  /* The scripted model counts about 4 bytes a token; pirates reserve 800. */
+  g_autofree char *config = server_config ("model={\"type\":\"scripted\",\"fallback\":{\"json\":{\"reason\":\"r\","
+                                           "\"action\":\"flee\",\"confidence\":70}}}\n"
+                                           "game-token-budget=1000\nsession-token-budget=100000\n");
+  A2gService *service = a2g_service_start (config);
+  g_autofree char *a = open_session (service, CLIENT);
+  g_autofree char *b = open_session (service, "c_other_client_1");
+  const char *first = "{\"entity\":\"p1\",\"type\":\"pirate\",\"observations\":{\"hp\":1},"
+                      "\"legal_actions\":[\"attack\",\"flee\"]}";
+  const char *second = "{\"entity\":\"p2\",\"type\":\"pirate\",\"observations\":{\"hp\":21},"
+                       "\"legal_actions\":[\"attack\",\"flee\"]}";
+  g_autofree char *got_a = decide_one (service, CLIENT, a, first);
+  g_autofree char *body = g_strdup_printf ("{\"client_id\":\"c_other_client_1\",\"epoch\":1,\"entities\":[%s]}",
+                                           second);
+  g_autoptr(A2gResponse) response = proxied (service, "POST", "/v1/decide", b, body);
+  g_autoptr(JsonObject) object = NULL;
+  JsonObject *decision;
+
+  g_assert_cmpstr (got_a, ==, "model flee");
+  /* B's own budget is fine; the game's (per day) is spent. */
+  g_assert_cmpuint (response->status, ==, 200);
+  object = a2g_json (response);
+  decision = json_array_get_object_element (json_object_get_array_member (object, "decisions"), 0);
+  g_assert_cmpstr (json_object_get_string_member (decision, "code"), ==, "budget");
+  a2g_service_stop (service);
+}
+
 /* ---- the service's own TLS ------------------------------------------------- */
 
 typedef struct {
@@ -575,6 +605,7 @@ main (int    argc,
   g_test_add_func ("/a2g/server/no-browser", test_no_browser);
   g_test_add_func ("/a2g/server/shared-cache", test_shared_cache);
   g_test_add_func ("/a2g/server/decide-rates", test_decide_rates);
+  g_test_add_func ("/a2g/server/game-budget", test_game_budget);
   g_test_add_func ("/a2g/server/tls", test_tls);
   g_test_add_func ("/a2g/server/tls-bad-files", test_tls_bad_files);
   return g_test_run ();
