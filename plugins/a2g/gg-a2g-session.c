@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "gg-a2g-join.h"
 #include "gg-a2g-service.h"
 
 typedef struct {
@@ -20,6 +21,7 @@ typedef struct {
   GgA2gManifest *manifest;
   char *client_id;
   char *game;
+  GgA2gJoinClaims claims;    /* client profile: the join token's */
 } Open;
 
 static void
@@ -29,10 +31,22 @@ open_free (Open *open)
   g_clear_pointer (&open->manifest, gg_a2g_manifest_unref);
   g_free (open->client_id);
   g_free (open->game);
+  gg_a2g_join_claims_clear (&open->claims);
   g_free (open);
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Open, open_free)
+
+static char *
+bearer_credential (SoupServerMessage *msg)
+{
+  const char *header = soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
+                                                     "Authorization");
+
+  if (header == NULL || g_ascii_strncasecmp (header, "Bearer ", 7) != 0)
+    return NULL;
+  return g_strstrip (g_strdup (header + 7));
+}
 
 static void
 on_opened (GObject      *source,
@@ -115,8 +129,38 @@ on_counted (GObject      *source,
 }
 
 static void
+on_jti_claimed (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Open *open = user_data;
+
+  if (!gg_a2g_exchange_is_live (open->ex))
+    {
+      open_free (open);
+      return;
+    }
+  if (!gg_a2g_store_finish_boolean (GG_A2G_STORE (source), result, NULL))
+    {
+      gg_a2g_exchange_fail (open->ex, GG_A2G_ERROR_UNAUTHORIZED, "Join token already used.");
+      open_free (open);
+      return;
+    }
+  gg_a2g_store_session_count_async (open->ex->service->store, open->ex->cancellable, on_counted, open);
+}
+
+static void
 count_sessions (Open *open)
 {
+  if (open->claims.jti != NULL)
+    {
+      /* Everything else checked: the join token is spent now, once. */
+      g_autofree char *jti = g_strconcat (open->game, ":", open->claims.jti, NULL);
+
+      gg_a2g_store_jti_claim_async (open->ex->service->store, jti, open->claims.exp, open->ex->cancellable,
+                                    on_jti_claimed, open);
+      return;
+    }
   gg_a2g_store_session_count_async (open->ex->service->store, open->ex->cancellable, on_counted, open);
 }
 
@@ -135,6 +179,16 @@ check_game (Open *open)
   if (strcmp (open->manifest->game, open->game) != 0)
     {
       gg_a2g_exchange_fail (open->ex, GG_A2G_ERROR_INVALID, "manifest.game: must equal game");
+      return FALSE;
+    }
+  if (!gg_a2g_access_manifest_registered (open->ex->service->settings.access, open->game, open->manifest->hash))
+    {
+      gg_a2g_exchange_fail (open->ex, GG_A2G_ERROR_FORBIDDEN, "Unregistered manifest hash.");
+      return FALSE;
+    }
+  if (open->claims.manifest_hash != NULL && strcmp (open->claims.manifest_hash, open->manifest->hash) != 0)
+    {
+      gg_a2g_exchange_fail (open->ex, GG_A2G_ERROR_FORBIDDEN, "Join token for another manifest.");
       return FALSE;
     }
   return TRUE;
@@ -174,6 +228,9 @@ on_manifest_fetched (GObject      *source,
   count_sessions (open);
 }
 
+static void after_credentials (Open *open);
+static void on_sub_rate (GObject *source, GAsyncResult *result, gpointer user_data);
+
 static void
 on_open_rate (GObject      *source,
               GAsyncResult *result,
@@ -183,10 +240,8 @@ on_open_rate (GObject      *source,
   GgA2gExchange *ex = open->ex;
   GgA2gService *service = ex->service;
   gssize wait_ms = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, NULL);
-  JsonNode *manifest_node = json_object_get_member (ex->body, "manifest");
-  const char *hash = gg_a2g_json_string (ex->body, "manifest_hash");
-  g_autoptr(GError) error = NULL;
-  GgA2gManifest *known;
+  GgA2gError refused_code = GG_A2G_ERROR_UNAUTHORIZED;
+  const char *refusal = NULL;
 
   if (!gg_a2g_exchange_is_live (ex))
     {
@@ -202,6 +257,77 @@ on_open_rate (GObject      *source,
       open_free (open);
       return;
     }
+  /* The server profile's API key (gg-a2g-access.c), before any manifest work. */
+  if (!gg_a2g_access_check_api_key (service->settings.access, ex->msg, open->game, &refused_code, &refusal))
+    {
+      gg_a2g_exchange_fail (ex, refused_code, "%s", refusal);
+      open_free (open);
+      return;
+    }
+  /* The client profile's join token (gg-a2g-join.c), likewise. */
+  if (gg_a2g_access_is_client (service->settings.access))
+    {
+      g_autofree char *token = bearer_credential (ex->msg);
+      gboolean valid = gg_a2g_join_verify (service->settings.access, token, open->game,
+                                           g_get_real_time () / G_USEC_PER_SEC, &open->claims, &refusal);
+
+      if (token != NULL)
+        memset (token, 0, strlen (token));
+      if (!valid)
+        {
+          gg_a2g_exchange_fail (ex, GG_A2G_ERROR_UNAUTHORIZED, "%s", refusal);
+          open_free (open);
+          return;
+        }
+      /* Then the rate of session openings per player (sub). */
+      {
+        g_autofree char *bucket = g_strconcat ("open-sub:", open->game, ":", open->claims.sub, NULL);
+
+        gg_a2g_store_rate_take_async (service->store, bucket, service->settings.sub_open_rate,
+                                      service->settings.sub_open_burst, ex->cancellable, on_sub_rate, open);
+        return;
+      }
+    }
+  after_credentials (open);
+}
+
+static void
+on_sub_rate (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Open *open = user_data;
+  gssize wait_ms = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, NULL);
+
+  if (!gg_a2g_exchange_is_live (open->ex))
+    {
+      open_free (open);
+      return;
+    }
+  if (wait_ms != 0)
+    {
+      g_autofree char *seconds = g_strdup_printf ("%" G_GSSIZE_FORMAT, MAX ((wait_ms + 999) / 1000, 1));
+
+      soup_message_headers_replace (soup_server_message_get_response_headers (open->ex->msg), "Retry-After",
+                                    seconds);
+      gg_a2g_exchange_fail (open->ex, GG_A2G_ERROR_RATE_LIMITED, "Too many session requests for this player.");
+      open_free (open);
+      return;
+    }
+  after_credentials (open);
+}
+
+/* The manifest: in full, or by a hash known here or to the store. */
+static void
+after_credentials (Open *open)
+{
+  GgA2gExchange *ex = open->ex;
+  GgA2gService *service = ex->service;
+  JsonNode *manifest_node = json_object_get_member (ex->body, "manifest");
+  const char *hash = gg_a2g_json_string (ex->body, "manifest_hash");
+  g_autoptr(GError) error = NULL;
+  GgA2gManifest *known;
+
   if (manifest_node != NULL && !JSON_NODE_HOLDS_NULL (manifest_node))
     {
       open->manifest = gg_a2g_manifest_parse (manifest_node, &error);
