@@ -7,6 +7,7 @@
 #define GAMEGATE_INSIDE
 #include "gg-agent-turn.h"
 #include "gg-bus.h"
+#include "gg-child-process.h"
 #include "gg-composite-tool.h"
 #include "gg-config.h"
 #include "gg-decision.h"
@@ -14,6 +15,7 @@
 #include "gg-frontend.h"
 #include "gg-json.h"
 #include "gg-jsonrpc-peer.h"
+#include "gg-loopback-port.h"
 #include "gg-model.h"
 #include "gg-plugin.h"
 #include "gg-schema.h"
