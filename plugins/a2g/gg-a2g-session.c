@@ -147,11 +147,18 @@ on_manifest_fetched (GObject      *source,
 {
   Open *open = user_data;
   GgA2gService *service = open->ex->service;
-  g_autofree char *canonical = gg_a2g_store_finish_pointer (GG_A2G_STORE (source), result, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *canonical = gg_a2g_store_finish_pointer (GG_A2G_STORE (source), result, &error);
   g_autoptr(JsonNode) node = NULL;
 
   if (!gg_a2g_exchange_is_live (open->ex))
     {
+      open_free (open);
+      return;
+    }
+  if (error != NULL)
+    {
+      gg_a2g_exchange_reply_error (open->ex, error);
       open_free (open);
       return;
     }
@@ -182,7 +189,8 @@ on_open_rate (GObject      *source,
   Open *open = user_data;
   GgA2gExchange *ex = open->ex;
   GgA2gService *service = ex->service;
-  gssize wait_ms = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, NULL);
+  g_autoptr(GError) store_error = NULL;
+  gssize wait_ms = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, &store_error);
   JsonNode *manifest_node = json_object_get_member (ex->body, "manifest");
   const char *hash = gg_a2g_json_string (ex->body, "manifest_hash");
   g_autoptr(GError) error = NULL;
@@ -190,6 +198,13 @@ on_open_rate (GObject      *source,
 
   if (!gg_a2g_exchange_is_live (ex))
     {
+      open_free (open);
+      return;
+    }
+  if (store_error != NULL)
+    {
+      /* The shared store is out of reach: no session (fail closed, 503). */
+      gg_a2g_exchange_reply_error (ex, store_error);
       open_free (open);
       return;
     }
