@@ -349,6 +349,16 @@ run (int argc, char **argv)
       goto out;
     }
 
+  if (options.print_config)
+    {
+      /* After every plugin's setup: their reads name the keys and defaults. */
+      g_autofree char *text = gg_config_dump_effective (host.config);
+
+      printf ("%s", text);
+      status = GG_EXIT_OK;
+      goto out;
+    }
+
   warn_about_config (&host, (const char * const *) disabled);
 
   if (g_strcmp0 (options.command, "plugins") == 0)

@@ -42,6 +42,7 @@ typedef struct {
   GPtrArray *memory;          /* GgA2gRecord, newest first */
   JsonObject *situation;
   gint64 started_us;
+  gboolean own_cache_read;    /* client profile: the session's entries looked at too */
 } Entity;
 
 struct _Request {
@@ -334,7 +335,10 @@ on_decided (GObject      *source,
     {
       g_autoptr(GgA2gCacheEntry) cached = gg_a2g_cache_entry_new ();
 
-      cached->key = gg_a2g_entry_cache_key (entry, entry->type->cache == GG_A2G_CACHE_SESSION ?
+      /* Client-profile sessions never write the game-wide cache
+       * (a2g-security.md, "Shared-cache safety"): their own entries only. */
+      cached->key = gg_a2g_entry_cache_key (entry, entry->type->cache == GG_A2G_CACHE_SESSION ||
+                                            gg_a2g_access_is_client (service->settings.access) ?
                                             entity->request->ex->session->id : NULL);
       cached->manifest_hash = g_strdup (entity->request->manifest->hash);
       cached->type = g_strdup (entry->type->id);
@@ -563,12 +567,23 @@ on_cache (GObject      *source,
   if (!entity_goes_on (entity))
     return;
   service = service_of (entity);
-  gg_a2g_stats_cache (service->stats, hit != NULL);
   if (hit != NULL)
     {
+      gg_a2g_stats_cache (service->stats, TRUE);
       settle_decision (entity, GG_A2G_SOURCE_CACHE, hit->action, hit->confidence, hit->reason);
       return;
     }
+  if (!entity->own_cache_read && entity->entry->type->cache == GG_A2G_CACHE_GAME &&
+      gg_a2g_access_is_client (service->settings.access))
+    {
+      /* A client session read the game-wide entry; now its own. */
+      g_autofree char *key = gg_a2g_entry_cache_key (entity->entry, entity->request->ex->session->id);
+
+      entity->own_cache_read = TRUE;
+      gg_a2g_store_cache_get_async (service->store, key, NULL, on_cache, (request_ref (entity->request), entity));
+      return;
+    }
+  gg_a2g_stats_cache (service->stats, FALSE);
   after_cache (entity);
 }
 

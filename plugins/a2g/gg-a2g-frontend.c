@@ -140,10 +140,11 @@ static char *
 service_url (GgA2gFrontend *self)
 {
   const char *host = self->service->settings.listen_host;
+  const char *scheme = gg_a2g_access_get_certificate (self->service->settings.access) != NULL ? "https" : "http";
 
   if (strchr (host, ':') != NULL)
-    return g_strdup_printf ("http://[%s]:%u", host, self->service->port);
-  return g_strdup_printf ("http://%s:%u", host, self->service->port);
+    return g_strdup_printf ("%s://[%s]:%u", scheme, host, self->service->port);
+  return g_strdup_printf ("%s://%s:%u", scheme, host, self->service->port);
 }
 
 /* ---- stopping -------------------------------------------------------------- */

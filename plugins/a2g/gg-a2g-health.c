@@ -1,5 +1,5 @@
 /* gg-a2g-health.c: GET /health. In the local profile it also says which
- * model and provider decide; other profiles will reveal nothing else.
+ * model and provider decide; other profiles reveal nothing else.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -18,6 +18,12 @@ gg_a2g_handle_health (GgA2gExchange *ex)
   GgA2gService *service = ex->service;
 
   json_object_set_boolean_member (reply, "ok", TRUE);
+  if (!gg_a2g_access_is_local (service->settings.access))
+    {
+      /* Outside local: up, and the a2g version; nothing else. */
+      gg_a2g_exchange_reply (ex, 200, reply);
+      return;
+    }
   json_object_set_string_member (reply, "profile", service->settings.profile);
   json_object_set_string_member (reply, "model", service->model_name);
   json_object_set_string_member (reply, "provider", service->model != NULL ? service->provider : "none");

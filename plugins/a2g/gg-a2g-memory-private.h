@@ -66,6 +66,7 @@ struct _GgA2gMemoryStore {
   GHashTable *reservations;/* id -> Reservation */
   gint64 next_reservation;
   GHashTable *buckets;     /* name -> Bucket */
+  GHashTable *jtis;        /* join token jti -> gint64* wall-clock expiry (s) */
   guint sweep_id;
 };
 
@@ -74,6 +75,8 @@ MemSession *_gg_a2g_memory_live_session (GgA2gMemoryStore *self,
                                          const char       *client_id);
 void        _gg_a2g_memory_replay_free  (Replay *replay);
 void        _gg_a2g_memory_session_iface_init (GgA2gStoreInterface *iface);
+void        _gg_a2g_memory_jti_iface_init (GgA2gStoreInterface *iface);
+void        _gg_a2g_memory_jti_sweep      (GgA2gMemoryStore *self);
 
 /* Every operation completes through a GTask whose source is the store. */
 #define RETURN_POINTER(value, destroy) \

@@ -82,6 +82,7 @@ sweep (gpointer user_data)
   GHashTableIter iter;
   MemSession *session;
 
+  _gg_a2g_memory_jti_sweep (self);
   g_hash_table_iter_init (&iter, self->sessions);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &session))
     {
@@ -119,6 +120,7 @@ gg_a2g_memory_store_finalize (GObject *object)
   g_hash_table_unref (self->budgets);
   g_hash_table_unref (self->reservations);
   g_hash_table_unref (self->buckets);
+  g_hash_table_unref (self->jtis);
   G_OBJECT_CLASS (gg_a2g_memory_store_parent_class)->finalize (object);
 }
 
@@ -138,6 +140,7 @@ gg_a2g_memory_store_init (GgA2gMemoryStore *self)
   self->reservations = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
                                               (GDestroyNotify) reservation_free);
   self->buckets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->jtis = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->sweep_id = g_timeout_add_seconds (1, sweep, self);
 }
 
@@ -583,4 +586,5 @@ gg_a2g_memory_store_iface_init (GgA2gStoreInterface *iface)
   iface->budget_settle = budget_settle;
   iface->budget_list = budget_list;
   _gg_a2g_memory_session_iface_init (iface);
+  _gg_a2g_memory_jti_iface_init (iface);
 }

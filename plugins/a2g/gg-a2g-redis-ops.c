@@ -1,6 +1,10 @@
-/* gg-a2g-redis-ops.c: the Redis store's rate buckets and token budgets,
- * each operation one Lua script, so that replicas together hold the
- * configured rates and never reserve past a budget.
+/* gg-a2g-redis-ops.c: the Redis store's rate buckets, token budgets and
+ * join-token ids. Buckets and budgets are one Lua script per operation,
+ * so that replicas together hold the configured rates and never reserve
+ * past a budget.
+ *
+ * Join-token ids are `SET NX EXAT` (their token's exp): single use
+ * across replicas.
  *
  * Budgets share the hash tag {b} (a reservation touches a session's and
  * a game's budget at once): on Redis Cluster they live in one slot.
@@ -145,9 +149,35 @@ budget_list (GgA2gStore *store, const char *prefix,
   _gg_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_budgets);
 }
 
+static void
+on_set (GgA2gRedisStore *self, redisReply *reply, GTask *task)
+{
+  (void) self;
+  /* SET NX: OK when set, nil when the key was there. */
+  g_task_return_boolean (task, reply->type == REDIS_REPLY_STATUS);
+  g_object_unref (task);
+}
+
+static void
+jti_claim (GgA2gStore *store, const char *jti, gint64 expires_unix_s,
+           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+{
+  GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
+  RedisCmd *cmd = _gg_redis_cmd_new ("SET");
+
+  /* Kept until the token's exp, across every replica. */
+  _gg_redis_cmd_addf (cmd, "%sj:%s", self->prefix, jti);
+  _gg_redis_cmd_add (cmd, "1");
+  _gg_redis_cmd_add (cmd, "NX");
+  _gg_redis_cmd_add (cmd, "EXAT");
+  _gg_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, MAX (expires_unix_s, g_get_real_time () / G_USEC_PER_SEC + 1));
+  _gg_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_set);
+}
+
 void
 _gg_a2g_redis_ops_iface_init (GgA2gStoreInterface *iface)
 {
+  iface->jti_claim = jti_claim;
   iface->rate_take = rate_take;
   iface->budget_reserve = budget_reserve;
   iface->budget_settle = budget_settle;

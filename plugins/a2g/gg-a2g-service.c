@@ -150,16 +150,20 @@ refuse_unread (SoupServerMessage *msg,
   g_autoptr(GBytes) body = _gg_a2g_error_body (code, message);
   g_autoptr(GIOStream) stream = soup_server_message_steal_connection (msg);
   g_autofree char *head = NULL;
+  const char *hsts;
   GOutputStream *out;
   gsize length;
   gconstpointer data = g_bytes_get_data (body, &length);
 
   if (stream == NULL)
     return;
+  hsts = soup_message_headers_get_one (soup_server_message_get_response_headers (msg), "Strict-Transport-Security");
   head = g_strdup_printf ("HTTP/1.1 %u %s\r\nContent-Type: application/json\r\nContent-Length: %" G_GSIZE_FORMAT
-                          "\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n"
+                          "\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n%s%s%s"
                           "Connection: close\r\n\r\n", gg_a2g_error_status (code),
-                          soup_status_get_phrase (gg_a2g_error_status (code)), length);
+                          soup_status_get_phrase (gg_a2g_error_status (code)), length,
+                          hsts != NULL ? "Strict-Transport-Security: " : "", hsts != NULL ? hsts : "",
+                          hsts != NULL ? "\r\n" : "");
   out = g_io_stream_get_output_stream (stream);
   if (g_output_stream_write_all (out, head, strlen (head), NULL, NULL, NULL) &&
       g_output_stream_write_all (out, data, length, NULL, NULL, NULL))
@@ -181,18 +185,43 @@ early_handler (SoupServer        *soup,
   SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
   const char *method = soup_server_message_get_method (msg);
   const Route *route;
+  const char *refusal = NULL;
 
-  if (!peer_is_loopback (msg))
+  if (!gg_a2g_access_is_local (service->settings.access))
+    {
+      /* Outside the local profile (gg-a2g-access.c): HTTPS only, HSTS on
+       * every answer, no browser (the console is local only so far). */
+      soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Strict-Transport-Security",
+                                    "max-age=31536000");
+      if (!gg_a2g_access_check_transport (service->settings.access, msg, &refusal))
+        {
+          _gg_a2g_respond_error (msg, GG_A2G_ERROR_FORBIDDEN, refusal);
+          return;
+        }
+      if (soup_message_headers_get_one (headers, "Origin") != NULL)
+        {
+          _gg_a2g_respond_error (msg, GG_A2G_ERROR_FORBIDDEN, "Origin not allowed.");
+          return;
+        }
+      route = find_route (path);
+      if (route != NULL && (route->handler == NULL || route->handler == gg_a2g_handle_usage ||
+                            route->handler == gg_a2g_handle_policy))
+        {
+          _gg_a2g_respond_error (msg, GG_A2G_ERROR_FORBIDDEN, "Not available in this profile.");
+          return;
+        }
+    }
+  else if (!peer_is_loopback (msg))
     {
       _gg_a2g_respond_error (msg, GG_A2G_ERROR_FORBIDDEN, "Only loopback clients are served in the local profile.");
       return;
     }
-  if (!host_allowed (soup_message_headers_get_one (headers, "Host")))
+  else if (!host_allowed (soup_message_headers_get_one (headers, "Host")))
     {
       _gg_a2g_respond_error (msg, GG_A2G_ERROR_FORBIDDEN, "Host not allowed.");
       return;
     }
-  if (!origin_allowed (service, soup_message_headers_get_one (headers, "Origin")))
+  else if (!origin_allowed (service, soup_message_headers_get_one (headers, "Origin")))
     {
       _gg_a2g_respond_error (msg, GG_A2G_ERROR_FORBIDDEN, "Origin not allowed.");
       return;
@@ -454,6 +483,18 @@ gg_a2g_service_listen (GgA2gService  *service,
       return FALSE;
     }
   address = g_inet_socket_address_new (host, service->settings.listen_port);
+  if (gg_a2g_access_get_certificate (service->settings.access) != NULL)
+    {
+      /* Its own TLS: accepted and checked (TLS 1.2+) in gg-a2g-tls.c. */
+      service->tls = gg_a2g_tls_listener_new (service->soup, gg_a2g_access_get_certificate (service->settings.access),
+                                              address, error);
+      if (service->tls == NULL)
+        return FALSE;
+      service->port = gg_a2g_tls_listener_get_port (service->tls);
+      g_free (service->origin_port);
+      service->origin_port = g_strdup_printf (":%u", service->port);
+      return TRUE;
+    }
   if (!soup_server_listen (service->soup, address, 0, error))
     return FALSE;
   listeners = soup_server_get_listeners (service->soup);
@@ -537,6 +578,7 @@ gg_a2g_service_free (GgA2gService *service)
   g_hash_table_iter_init (&iter, service->live);
   while (g_hash_table_iter_next (&iter, (gpointer *) &ex, NULL))
     ex->service = NULL;
+  g_clear_pointer (&service->tls, gg_a2g_tls_listener_free);
   soup_server_disconnect (service->soup);
   gg_a2g_console_free (service->console);
   g_object_unref (service->soup);

@@ -14,6 +14,7 @@
 #include "gg-a2g-settings.h"
 #include "gg-a2g-stats.h"
 #include "gg-a2g-store.h"
+#include "gg-a2g-tls.h"
 
 G_BEGIN_DECLS
 
@@ -37,6 +38,7 @@ struct _GgA2gService {
   GgA2gStats *stats;
   GgA2gConsole *console;
   SoupServer *soup;
+  GgA2gTlsListener *tls;      /* nullable: the server profile's own TLS */
   guint port;
   char *origin_port;          /* ":PORT" for the Origin check */
   GHashTable *live;           /* GgA2gExchange in progress */

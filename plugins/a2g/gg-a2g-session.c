@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "gg-a2g-join.h"
 #include "gg-a2g-service.h"
 
 typedef struct {
@@ -20,6 +21,7 @@ typedef struct {
   GgA2gManifest *manifest;
   char *client_id;
   char *game;
+  GgA2gJoinClaims claims;    /* client profile: the join token's */
 } Open;
 
 static void
@@ -29,10 +31,22 @@ open_free (Open *open)
   g_clear_pointer (&open->manifest, gg_a2g_manifest_unref);
   g_free (open->client_id);
   g_free (open->game);
+  gg_a2g_join_claims_clear (&open->claims);
   g_free (open);
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Open, open_free)
+
+static char *
+bearer_credential (SoupServerMessage *msg)
+{
+  const char *header = soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
+                                                     "Authorization");
+
+  if (header == NULL || g_ascii_strncasecmp (header, "Bearer ", 7) != 0)
+    return NULL;
+  return g_strstrip (g_strdup (header + 7));
+}
 
 static void
 on_opened (GObject      *source,
@@ -115,8 +129,47 @@ on_counted (GObject      *source,
 }
 
 static void
+on_jti_claimed (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Open *open = user_data;
+  g_autoptr(GError) error = NULL;
+  gboolean fresh = gg_a2g_store_finish_boolean (GG_A2G_STORE (source), result, &error);
+
+  if (!gg_a2g_exchange_is_live (open->ex))
+    {
+      open_free (open);
+      return;
+    }
+  if (error != NULL)
+    {
+      /* The shared store is out of reach: no join token is accepted (503). */
+      gg_a2g_exchange_reply_error (open->ex, error);
+      open_free (open);
+      return;
+    }
+  if (!fresh)
+    {
+      gg_a2g_exchange_fail (open->ex, GG_A2G_ERROR_UNAUTHORIZED, "Join token already used.");
+      open_free (open);
+      return;
+    }
+  gg_a2g_store_session_count_async (open->ex->service->store, open->ex->cancellable, on_counted, open);
+}
+
+static void
 count_sessions (Open *open)
 {
+  if (open->claims.jti != NULL)
+    {
+      /* Everything else checked: the join token is spent now, once. */
+      g_autofree char *jti = g_strconcat (open->game, ":", open->claims.jti, NULL);
+
+      gg_a2g_store_jti_claim_async (open->ex->service->store, jti, open->claims.exp, open->ex->cancellable,
+                                    on_jti_claimed, open);
+      return;
+    }
   gg_a2g_store_session_count_async (open->ex->service->store, open->ex->cancellable, on_counted, open);
 }
 
@@ -135,6 +188,16 @@ check_game (Open *open)
   if (strcmp (open->manifest->game, open->game) != 0)
     {
       gg_a2g_exchange_fail (open->ex, GG_A2G_ERROR_INVALID, "manifest.game: must equal game");
+      return FALSE;
+    }
+  if (!gg_a2g_access_manifest_registered (open->ex->service->settings.access, open->game, open->manifest->hash))
+    {
+      gg_a2g_exchange_fail (open->ex, GG_A2G_ERROR_FORBIDDEN, "Unregistered manifest hash.");
+      return FALSE;
+    }
+  if (open->claims.manifest_hash != NULL && strcmp (open->claims.manifest_hash, open->manifest->hash) != 0)
+    {
+      gg_a2g_exchange_fail (open->ex, GG_A2G_ERROR_FORBIDDEN, "Join token for another manifest.");
       return FALSE;
     }
   return TRUE;
@@ -195,6 +258,8 @@ on_open_rate (GObject      *source,
   const char *hash = gg_a2g_json_string (ex->body, "manifest_hash");
   g_autoptr(GError) error = NULL;
   GgA2gManifest *known;
+  GgA2gError refused_code = GG_A2G_ERROR_UNAUTHORIZED;
+  const char *refusal = NULL;
 
   if (!gg_a2g_exchange_is_live (ex))
     {
@@ -216,6 +281,29 @@ on_open_rate (GObject      *source,
       gg_a2g_exchange_fail (ex, GG_A2G_ERROR_RATE_LIMITED, "Too many session requests.");
       open_free (open);
       return;
+    }
+  /* The server profile's API key (gg-a2g-access.c), before any manifest work. */
+  if (!gg_a2g_access_check_api_key (service->settings.access, ex->msg, open->game, &refused_code, &refusal))
+    {
+      gg_a2g_exchange_fail (ex, refused_code, "%s", refusal);
+      open_free (open);
+      return;
+    }
+  /* The client profile's join token (gg-a2g-join.c), likewise. */
+  if (gg_a2g_access_is_client (service->settings.access))
+    {
+      g_autofree char *token = bearer_credential (ex->msg);
+      gboolean valid = gg_a2g_join_verify (service->settings.access, token, open->game,
+                                           g_get_real_time () / G_USEC_PER_SEC, &open->claims, &refusal);
+
+      if (token != NULL)
+        memset (token, 0, strlen (token));
+      if (!valid)
+        {
+          gg_a2g_exchange_fail (ex, GG_A2G_ERROR_UNAUTHORIZED, "%s", refusal);
+          open_free (open);
+          return;
+        }
     }
   if (manifest_node != NULL && !JSON_NODE_HOLDS_NULL (manifest_node))
     {

@@ -41,7 +41,9 @@ gg_a2g_settings_set_listen (GgA2gSettings *settings,
       g_free (host);
       host = inner;
     }
-  if (strcmp (host, "127.0.0.1") != 0 && strcmp (host, "::1") != 0 && strcmp (host, "localhost") != 0)
+  /* With TLS of its own (server profile) the service may listen anywhere. */
+  if (gg_a2g_access_get_certificate (settings->access) == NULL &&
+      strcmp (host, "127.0.0.1") != 0 && strcmp (host, "::1") != 0 && strcmp (host, "localhost") != 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                    "listen: the local profile listens on loopback only (127.0.0.1, [::1])");
@@ -84,12 +86,15 @@ gg_a2g_settings_load (GgA2gSettings *settings,
 
   memset (settings, 0, sizeof *settings);
   settings->profile = gg_config_get_string (config, GROUP, "profile", "local");
-  if (strcmp (settings->profile, "local") != 0)
+  if (strcmp (settings->profile, "local") != 0 && strcmp (settings->profile, "server") != 0 &&
+      strcmp (settings->profile, "client") != 0)
     {
-      gg_config_set_invalid (config, GROUP, "profile", error, "%s",
-                             "only the local profile is available in this version");
+      gg_config_set_invalid (config, GROUP, "profile", error, "%s", "expected local, server or client");
       return FALSE;
     }
+  settings->access = gg_a2g_access_load (config, GROUP, settings->profile, error);
+  if (settings->access == NULL)
+    return FALSE;
   /* GAMEGATE_A2G_LISTEN stands in for an absent key (tests: any free port). */
   listen = gg_config_get_string (config, GROUP, "listen",
                                  g_getenv ("GAMEGATE_A2G_LISTEN") != NULL ? g_getenv ("GAMEGATE_A2G_LISTEN")
@@ -164,6 +169,7 @@ void
 gg_a2g_settings_clear (GgA2gSettings *settings)
 {
   g_clear_pointer (&settings->profile, g_free);
+  g_clear_pointer (&settings->access, gg_a2g_access_free);
   g_clear_pointer (&settings->listen, g_free);
   g_clear_pointer (&settings->listen_host, g_free);
   g_clear_pointer (&settings->model, json_node_unref);

@@ -6,10 +6,13 @@
 
 #include <gamegate.h>
 
+#include "gg-a2g-access.h"
+
 G_BEGIN_DECLS
 
 typedef struct {
-  char *profile;                 /* "local" */
+  char *profile;                 /* "local", "server" */
+  GgA2gAccess *access;           /* registered games, transport */
   char *listen;                  /* "127.0.0.1:8787" */
   char *listen_host;
   guint16 listen_port;

@@ -122,6 +122,11 @@ GG_A2G_STORE_OP (situation, const char *client_id, const char *entity, double ra
   IFACE (self)->situation (self, client_id, entity, radius, cancellable, callback, user_data);
 }
 
+GG_A2G_STORE_OP (jti_claim, const char *jti, gint64 expires_unix_s,)
+{
+  IFACE (self)->jti_claim (self, jti, expires_unix_s, cancellable, callback, user_data);
+}
+
 /** gg_a2g_store_finish_pointer: Returns: (transfer full) (nullable): the result */
 gpointer
 gg_a2g_store_finish_pointer (GgA2gStore   *self,

@@ -202,6 +202,12 @@ struct _GgA2gStoreInterface {
   void (*situation)       (GgA2gStore *self, const char *client_id, const char *entity,
                            double radius,
                            GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+
+  /* boolean: TRUE when @jti (a join token's id, scoped by the caller) was
+   * not seen yet: it is then kept until @expires_unix_s (wall clock, the
+   * token's exp) and refused after that (a shared store: SET NX EX). */
+  void (*jti_claim)       (GgA2gStore *self, const char *jti, gint64 expires_unix_s,
+                           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
 };
 
 #define GG_A2G_STORE_OP(name, ...) \
@@ -229,6 +235,7 @@ GG_A2G_STORE_OP (record_recent, const char *client_id, const char *entity, guint
 GG_A2G_STORE_OP (replay_claim, const char *client_id, const char *request_id, gint64 ttl_s,);
 GG_A2G_STORE_OP (replay_finish, const char *client_id, const char *request_id, GBytes *answer,);
 GG_A2G_STORE_OP (telemetry_put, const char *client_id, GPtrArray *entries, guint max_tracked,);
+GG_A2G_STORE_OP (jti_claim, const char *jti, gint64 expires_unix_s,);
 GG_A2G_STORE_OP (situation, const char *client_id, const char *entity, double radius,);
 
 /* Finishing: the result kind each operation documents above. */

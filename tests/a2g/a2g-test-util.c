@@ -69,6 +69,9 @@ a2g_service_start_args (const char         *config,
   if (line == NULL)
     g_error ("gamegate a2g did not start: %s\n%s", error != NULL ? error->message : "EOF",
              gg_test_process_get_stderr (service->process));
+  service->tls = g_str_has_prefix (line, "a2g: listening on https://127.0.0.1:");
+  if (service->tls)
+    prefix = "a2g: listening on https://127.0.0.1:";
   g_assert_true (g_str_has_prefix (line, prefix));
   service->port = (guint) g_ascii_strtoull (line + strlen (prefix), NULL, 10);
   g_assert_cmpuint (service->port, >, 0);
@@ -146,6 +149,15 @@ struct _A2gPending {
   Wait wait;
 };
 
+static gboolean
+accept_any_certificate (SoupMessage          *msg,
+                        GTlsCertificate      *certificate,
+                        GTlsCertificateFlags  errors,
+                        gpointer              user_data)
+{
+  return TRUE;
+}
+
 static A2gPending *
 request_start (A2gService         *service,
                const char         *method,
@@ -153,10 +165,13 @@ request_start (A2gService         *service,
                const char * const *headers,
                const char         *body)
 {
-  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u%s", service->port, path);
+  g_autofree char *url = g_strdup_printf ("%s://127.0.0.1:%u%s", service->tls ? "https" : "http", service->port,
+                                          path);
   A2gPending *pending = g_new0 (A2gPending, 1);
 
   pending->msg = soup_message_new (method, url);
+  if (service->tls)
+    g_signal_connect (pending->msg, "accept-certificate", G_CALLBACK (accept_any_certificate), NULL);
   pending->cancellable = g_cancellable_new ();
   g_assert_nonnull (pending->msg);
   for (guint i = 0; headers != NULL && headers[i] != NULL; i += 2)

@@ -17,6 +17,7 @@ typedef struct {
   guint port;
   char *dir;
   SoupSession *http;
+  gboolean tls;         /* https (a certificate made by the test: any accepted) */
 } A2gService;
 
 typedef struct {

@@ -1,0 +1,52 @@
+/* gg-a2g-access.h: who may use the A2G service outside the local profile
+ * (a2g-security.md): the registered games with the SHA-256 of their API
+ * keys and their registered manifest hashes, and what the transport must
+ * be (TLS, or a TLS-terminating proxy on loopback).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <libsoup/soup.h>
+#include <gamegate.h>
+
+#include "gg-a2g-errors.h"
+
+G_BEGIN_DECLS
+
+typedef struct _GgA2gAccess GgA2gAccess;
+
+/* A studio's public key for join tokens (client profile). */
+typedef struct {
+  char *alg;                 /* "ES256" or "RS256": the only one it verifies */
+  char *pem;
+  gsize pem_length;
+} GgA2gJoinKey;
+
+GgA2gAccess *gg_a2g_access_load              (GgConfig    *config,
+                                              const char  *group,
+                                              const char  *profile,
+                                              GError     **error);
+void         gg_a2g_access_free              (GgA2gAccess *access);
+gboolean     gg_a2g_access_is_local          (const GgA2gAccess *access);
+gboolean     gg_a2g_access_is_client         (const GgA2gAccess *access);
+const char  *gg_a2g_access_get_service_id    (const GgA2gAccess *access);
+const GgA2gJoinKey *gg_a2g_access_find_join_key (const GgA2gAccess *access,
+                                                 const char        *game,
+                                                 const char        *kid);
+GTlsCertificate *gg_a2g_access_get_certificate (const GgA2gAccess *access);
+gboolean     gg_a2g_access_check_transport   (const GgA2gAccess *access,
+                                              SoupServerMessage *msg,
+                                              const char       **message);
+gboolean     gg_a2g_access_check_api_key     (const GgA2gAccess *access,
+                                              SoupServerMessage *msg,
+                                              const char        *game,
+                                              GgA2gError        *code,
+                                              const char       **message);
+gboolean     gg_a2g_access_manifest_registered (const GgA2gAccess *access,
+                                                const char        *game,
+                                                const char        *manifest_hash);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GgA2gAccess, gg_a2g_access_free)
+
+G_END_DECLS
