@@ -244,6 +244,9 @@ on_manifest_fetched (GObject      *source,
   count_sessions (open);
 }
 
+static void after_credentials (Open *open);
+static void on_sub_rate (GObject *source, GAsyncResult *result, gpointer user_data);
+
 static void
 on_open_rate (GObject      *source,
               GAsyncResult *result,
@@ -254,10 +257,6 @@ on_open_rate (GObject      *source,
   GgA2gService *service = ex->service;
   g_autoptr(GError) store_error = NULL;
   gssize wait_ms = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, &store_error);
-  JsonNode *manifest_node = json_object_get_member (ex->body, "manifest");
-  const char *hash = gg_a2g_json_string (ex->body, "manifest_hash");
-  g_autoptr(GError) error = NULL;
-  GgA2gManifest *known;
   GgA2gError refused_code = GG_A2G_ERROR_UNAUTHORIZED;
   const char *refusal = NULL;
 
@@ -304,7 +303,63 @@ on_open_rate (GObject      *source,
           open_free (open);
           return;
         }
+      /* Then the rate of session openings per player (sub). */
+      {
+        g_autofree char *bucket = g_strconcat ("open-sub:", open->game, ":", open->claims.sub, NULL);
+
+        gg_a2g_store_rate_take_async (service->store, bucket, service->settings.sub_open_rate,
+                                      service->settings.sub_open_burst, ex->cancellable, on_sub_rate, open);
+        return;
+      }
     }
+  after_credentials (open);
+}
+
+static void
+on_sub_rate (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Open *open = user_data;
+  g_autoptr(GError) store_error = NULL;
+  gssize wait_ms = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, &store_error);
+
+  if (!gg_a2g_exchange_is_live (open->ex))
+    {
+      open_free (open);
+      return;
+    }
+  if (store_error != NULL)
+    {
+      /* The shared store is out of reach: no session (fail closed, 503). */
+      gg_a2g_exchange_reply_error (open->ex, store_error);
+      open_free (open);
+      return;
+    }
+  if (wait_ms != 0)
+    {
+      g_autofree char *seconds = g_strdup_printf ("%" G_GSSIZE_FORMAT, MAX ((wait_ms + 999) / 1000, 1));
+
+      soup_message_headers_replace (soup_server_message_get_response_headers (open->ex->msg), "Retry-After",
+                                    seconds);
+      gg_a2g_exchange_fail (open->ex, GG_A2G_ERROR_RATE_LIMITED, "Too many session requests for this player.");
+      open_free (open);
+      return;
+    }
+  after_credentials (open);
+}
+
+/* The manifest: in full, or by a hash known here or to the store. */
+static void
+after_credentials (Open *open)
+{
+  GgA2gExchange *ex = open->ex;
+  GgA2gService *service = ex->service;
+  JsonNode *manifest_node = json_object_get_member (ex->body, "manifest");
+  const char *hash = gg_a2g_json_string (ex->body, "manifest_hash");
+  g_autoptr(GError) error = NULL;
+  GgA2gManifest *known;
+
   if (manifest_node != NULL && !JSON_NODE_HOLDS_NULL (manifest_node))
     {
       open->manifest = gg_a2g_manifest_parse (manifest_node, &error);

@@ -95,6 +95,19 @@ gg_a2g_settings_load (GgA2gSettings *settings,
   settings->access = gg_a2g_access_load (config, GROUP, settings->profile, error);
   if (settings->access == NULL)
     return FALSE;
+  {
+    g_autofree char *key_path = gg_config_get_string (config, GROUP, "policy-signing-key", NULL);
+
+    if (key_path != NULL)
+      {
+        settings->policy_signer = gg_a2g_policy_signer_load (key_path, &local_error);
+        if (settings->policy_signer == NULL)
+          {
+            gg_config_set_invalid (config, GROUP, "policy-signing-key", error, "%s", local_error->message);
+            return FALSE;
+          }
+      }
+  }
   /* GAMEGATE_A2G_LISTEN stands in for an absent key (tests: any free port). */
   listen = gg_config_get_string (config, GROUP, "listen",
                                  g_getenv ("GAMEGATE_A2G_LISTEN") != NULL ? g_getenv ("GAMEGATE_A2G_LISTEN")
@@ -142,6 +155,8 @@ gg_a2g_settings_load (GgA2gSettings *settings,
       !get_rate (config, "address-burst", 10000, &settings->address_burst, error) ||
       !get_rate (config, "session-open-rate", 20, &settings->session_open_rate, error) ||
       !get_rate (config, "session-open-burst", 100, &settings->session_open_burst, error) ||
+      !get_rate (config, "sub-open-rate", 0.2, &settings->sub_open_rate, error) ||
+      !get_rate (config, "sub-open-burst", 5, &settings->sub_open_burst, error) ||
       !gg_config_get_int (config, GROUP, "max-model-calls", 1, 100000, 64, &settings->max_model_calls, error) ||
       !gg_config_get_int (config, GROUP, "replay-window", 1, 3600, 60, &settings->replay_window_s, error) ||
       !gg_config_get_int (config, GROUP, "redis-timeout-ms", 1, 60000, 250, &settings->redis_timeout_ms, error))
@@ -170,6 +185,7 @@ gg_a2g_settings_clear (GgA2gSettings *settings)
 {
   g_clear_pointer (&settings->profile, g_free);
   g_clear_pointer (&settings->access, gg_a2g_access_free);
+  g_clear_pointer (&settings->policy_signer, gg_a2g_policy_signer_free);
   g_clear_pointer (&settings->listen, g_free);
   g_clear_pointer (&settings->listen_host, g_free);
   g_clear_pointer (&settings->model, json_node_unref);

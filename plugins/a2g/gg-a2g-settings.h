@@ -7,12 +7,14 @@
 #include <gamegate.h>
 
 #include "gg-a2g-access.h"
+#include "gg-a2g-policy-sign.h"
 
 G_BEGIN_DECLS
 
 typedef struct {
   char *profile;                 /* "local", "server" */
   GgA2gAccess *access;           /* registered games, transport */
+  GgA2gPolicySigner *policy_signer; /* nullable: policy-signing-key */
   char *listen;                  /* "127.0.0.1:8787" */
   char *listen_host;
   guint16 listen_port;
@@ -31,6 +33,7 @@ typedef struct {
   double game_rate, game_burst;
   double address_rate, address_burst;   /* requests per second */
   double session_open_rate, session_open_burst;
+  double sub_open_rate, sub_open_burst;  /* client profile: per join-token sub */
   gint64 max_model_calls;        /* model calls in flight */
   gint64 replay_window_s;        /* request_id replays (60) */
   char *redis;                   /* nullable: the shared store's URL (may hold a password) */

@@ -1,7 +1,7 @@
 /* gg-a2g-usage.c: GET /v1/usage (the counters and the game budgets) and
  * GET /v1/policy (the game-wide cache of one manifest as a decision table
- * a game can ship, with the SHA-256 of its canonical JSON; the Ed25519
- * signature comes with the server profile).
+ * a game can ship, with the SHA-256 of its canonical JSON and, with
+ * policy-signing-key, its Ed25519 signature).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -95,6 +95,16 @@ on_entries (GObject      *source,
   canonical = gg_a2g_canonical_json (node);
   hex = gg_a2g_sha256_hex (canonical, -1);
   json_object_set_string_member (reply, "sha256", hex);
+  if (ex->service != NULL && ex->service->settings.policy_signer != NULL)
+    {
+      /* Over the same canonical text as sha256 (gg-a2g-policy-sign.c). */
+      g_autofree char *value = gg_a2g_policy_signer_sign (ex->service->settings.policy_signer, canonical);
+      JsonObject *signature = json_object_new ();
+
+      json_object_set_string_member (signature, "alg", "Ed25519");
+      json_object_set_string_member (signature, "value", value);
+      json_object_set_object_member (reply, "signature", signature);
+    }
   gg_a2g_exchange_reply (ex, 200, reply);
 }
 

@@ -423,6 +423,43 @@ test_cache_isolation (void)
   a2g_service_stop (service);
 }
 
+static void
+test_sub_rate (void)
+{
+  g_autofree char *config = client_config ("sub-open-rate=0.01\nsub-open-burst=2\n");
+  A2gService *service = a2g_service_start (config);
+  const char *clients[] = { "c_sub_rate_0001", "c_sub_rate_0002", "c_sub_rate_0003" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (clients); i++)
+    {
+      Join join = good_join ();
+      g_autofree char *token = make_token (&join);
+      g_autoptr(A2gResponse) response = open_with (service, clients[i], token);
+
+      if (i < 2)
+        g_assert_cmpuint (response->status, ==, 200);
+      else
+        {
+          /* The same player (sub) a third time: 429 with Retry-After. */
+          assert_error (response, 429, "Too many session requests for this player.", "rate_limited");
+          g_assert_cmpuint (g_ascii_strtoull (soup_message_headers_get_one (response->headers, "Retry-After"),
+                                              NULL, 10), >=, 1);
+        }
+    }
+  {
+    /* Another player is not held back. */
+    Join join = good_join ();
+    g_autofree char *token = NULL;
+    g_autoptr(A2gResponse) response = NULL;
+
+    join.sub = "p_other_player";
+    token = make_token (&join);
+    response = open_with (service, "c_sub_rate_0004", token);
+    g_assert_cmpuint (response->status, ==, 200);
+  }
+  a2g_service_stop (service);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -434,6 +471,7 @@ main (int    argc,
   g_test_add_func ("/a2g/client/join-tokens", test_join_tokens);
   g_test_add_func ("/a2g/client/context", test_context);
   g_test_add_func ("/a2g/client/cache-isolation", test_cache_isolation);
+  g_test_add_func ("/a2g/client/sub-rate", test_sub_rate);
   status = g_test_run ();
   keys_free ();
   return status;

@@ -153,6 +153,20 @@ test_needs_tls (void)
                            KEY_FREIGHT);
   assert_refuses_to_start (upper_key, "SHA-256 of the API key", NULL);
   assert_refuses_to_start ("[a2g]\nprofile=galaxy\n", "expected local, server or client", NULL);
+  {
+    /* A policy-signing-key that is no key: named, its content not echoed. */
+    g_autoptr(GError) error = NULL;
+    g_autofree char *dir = g_dir_make_tmp ("gg-a2g-key-XXXXXX", &error);
+    g_autofree char *key = g_build_filename (dir, "policy.key", NULL);
+    g_autofree char *config = g_strdup_printf ("[a2g]\npolicy-signing-key=%s\n", key);
+
+    g_file_set_contents (key, "SEEDSEEDSEED-not-a-key\n", -1, &error);
+    g_assert_no_error (error);
+    assert_refuses_to_start (config, "policy-signing-key: ", "SEEDSEEDSEED");
+    g_unlink (key);
+    assert_refuses_to_start (config, "policy-signing-key: ", NULL);
+    g_rmdir (dir);
+  }
 }
 
 static void
@@ -319,6 +333,120 @@ test_no_browser (void)
   a2g_service_stop (service);
 }
 
+static char *
+decide_one (A2gService *service,
+            const char *client_id,
+            const char *token,
+            const char *entry)
+{
+  g_autofree char *body = g_strdup_printf ("{\"client_id\":\"%s\",\"epoch\":1,\"entities\":[%s]}", client_id, entry);
+  g_autoptr(A2gResponse) response = proxied (service, "POST", "/v1/decide", token, body);
+  g_autoptr(JsonObject) object = NULL;
+  JsonObject *decision;
+
+  g_assert_cmpuint (response->status, ==, 200);
+  object = a2g_json (response);
+  decision = json_array_get_object_element (json_object_get_array_member (object, "decisions"), 0);
+  return g_strdup_printf ("%s %s", json_object_get_string_member (decision, "source"),
+                          json_object_get_string_member (decision, "action"));
+}
+
+static void
+test_shared_cache (void)
+{
+  g_autofree char *model = a2g_model_config ("[{\"json\":{\"reason\":\"r\",\"action\":\"flee\",\"confidence\":70}},"
+                                             "{\"json\":{\"reason\":\"r\",\"action\":\"attack\",\"confidence\":70}}]");
+  g_autofree char *config = server_config (model);
+  A2gService *service = a2g_service_start (config);
+  g_autofree char *a = open_session (service, CLIENT);
+  g_autofree char *b = open_session (service, "c_other_client_1");
+  const char *pirate = "{\"entity\":\"p\",\"type\":\"pirate\",\"observations\":{\"hp\":35,\"target_distance\":900},"
+                       "\"legal_actions\":[\"attack\",\"flee\",\"surrender\"]}";
+  g_autofree char *first = decide_one (service, CLIENT, a, pirate);
+  g_autofree char *second = decide_one (service, "c_other_client_1", b, pirate);
+
+  /* A server session's decision is the game's: served to another session. */
+  g_assert_cmpstr (first, ==, "model flee");
+  g_assert_cmpstr (second, ==, "cache flee");
+  a2g_service_stop (service);
+}
+
+static char *
+decide_code (A2gService *service,
+             const char *client_id,
+             const char *token,
+             const char *entity)
+{
+  g_autofree char *body = g_strdup_printf ("{\"client_id\":\"%s\",\"epoch\":1,\"entities\":[{\"entity\":\"%s\","
+                                           "\"type\":\"freighter\",\"legal_actions\":[\"run\",\"hide\"]}]}",
+                                           client_id, entity);
+  g_autoptr(A2gResponse) response = proxied (service, "POST", "/v1/decide", token, body);
+  g_autoptr(JsonObject) object = NULL;
+  JsonObject *decision;
+
+  g_assert_cmpuint (response->status, ==, 200);
+  object = a2g_json (response);
+  decision = json_array_get_object_element (json_object_get_array_member (object, "decisions"), 0);
+  if (json_object_has_member (decision, "code"))
+    return g_strdup_printf ("FALLBACK %s", json_object_get_string_member (decision, "code"));
+  return g_strdup (json_object_get_string_member (decision, "source"));
+}
+
+#define EXPECT_CODE(client, token, entity, expected) \
+  G_STMT_START { g_autofree char *got_ = decide_code (service, client, token, entity); \
+                 g_assert_cmpstr (got_, ==, expected); } G_STMT_END
+
+static void
+test_decide_rates (void)
+{
+  /* Model decisions: 2 per session, 3 per game, then (almost) none. */
+  g_autofree char *config = server_config ("model={\"type\":\"scripted\",\"fallback\":{\"json\":{\"reason\":\"r\","
+                                           "\"action\":\"run\",\"confidence\":70}}}\n"
+                                           "session-rate=0.001\nsession-burst=2\ngame-rate=0.001\ngame-burst=3\n");
+  A2gService *service = a2g_service_start (config);
+  g_autofree char *a = open_session (service, CLIENT);
+  g_autofree char *b = open_session (service, "c_other_client_1");
+
+  EXPECT_CODE (CLIENT, a, "f1", "model");
+  EXPECT_CODE (CLIENT, a, "f2", "model");
+  /* Over the session's rate. */
+  EXPECT_CODE (CLIENT, a, "f3", "FALLBACK busy");
+  /* B has its own session budget, but the game's is spent now. */
+  EXPECT_CODE ("c_other_client_1", b, "f4", "model");
+  EXPECT_CODE ("c_other_client_1", b, "f5", "FALLBACK busy");
+  a2g_service_stop (service);
+}
+
+static void
+test_game_budget (void)
+{
+  /* The scripted model counts about 4 bytes a token; pirates reserve 800. */
+  g_autofree char *config = server_config ("model={\"type\":\"scripted\",\"fallback\":{\"json\":{\"reason\":\"r\","
+                                           "\"action\":\"flee\",\"confidence\":70}}}\n"
+                                           "game-token-budget=1000\nsession-token-budget=100000\n");
+  A2gService *service = a2g_service_start (config);
+  g_autofree char *a = open_session (service, CLIENT);
+  g_autofree char *b = open_session (service, "c_other_client_1");
+  const char *first = "{\"entity\":\"p1\",\"type\":\"pirate\",\"observations\":{\"hp\":1},"
+                      "\"legal_actions\":[\"attack\",\"flee\"]}";
+  const char *second = "{\"entity\":\"p2\",\"type\":\"pirate\",\"observations\":{\"hp\":21},"
+                       "\"legal_actions\":[\"attack\",\"flee\"]}";
+  g_autofree char *got_a = decide_one (service, CLIENT, a, first);
+  g_autofree char *body = g_strdup_printf ("{\"client_id\":\"c_other_client_1\",\"epoch\":1,\"entities\":[%s]}",
+                                           second);
+  g_autoptr(A2gResponse) response = proxied (service, "POST", "/v1/decide", b, body);
+  g_autoptr(JsonObject) object = NULL;
+  JsonObject *decision;
+
+  g_assert_cmpstr (got_a, ==, "model flee");
+  /* B's own budget is fine; the game's (per day) is spent. */
+  g_assert_cmpuint (response->status, ==, 200);
+  object = a2g_json (response);
+  decision = json_array_get_object_element (json_object_get_array_member (object, "decisions"), 0);
+  g_assert_cmpstr (json_object_get_string_member (decision, "code"), ==, "budget");
+  a2g_service_stop (service);
+}
+
 /* ---- the service's own TLS ------------------------------------------------- */
 
 typedef struct {
@@ -475,6 +603,9 @@ main (int    argc,
   g_test_add_func ("/a2g/server/api-keys", test_api_keys);
   g_test_add_func ("/a2g/server/renewal-grace", test_renewal_grace);
   g_test_add_func ("/a2g/server/no-browser", test_no_browser);
+  g_test_add_func ("/a2g/server/shared-cache", test_shared_cache);
+  g_test_add_func ("/a2g/server/decide-rates", test_decide_rates);
+  g_test_add_func ("/a2g/server/game-budget", test_game_budget);
   g_test_add_func ("/a2g/server/tls", test_tls);
   g_test_add_func ("/a2g/server/tls-bad-files", test_tls_bad_files);
   return g_test_run ();
