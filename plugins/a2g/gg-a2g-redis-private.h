@@ -1,6 +1,6 @@
 /* gg-a2g-redis-private.h: what the files of the Redis store share: the
  * connection (gg-a2g-redis-store.c), the commands and Lua scripts of each
- * operation (gg-a2g-redis-ops.c, gg-a2g-redis-session.c).
+ * operation (gg-a2g-redis-cache.c, gg-a2g-redis-ops.c, gg-a2g-redis-session.c).
  *
  * Keys (P is `redis-prefix`, "a2g:" by default). Keys one script touches
  * share a hash tag, so that the store also runs on Redis Cluster:
@@ -79,6 +79,7 @@ gint64    _gg_redis_now_ms       (void);
 
 void      _gg_a2g_redis_session_iface_init (GgA2gStoreInterface *iface);
 void      _gg_a2g_redis_ops_iface_init     (GgA2gStoreInterface *iface);
+void      _gg_a2g_redis_cache_iface_init   (GgA2gStoreInterface *iface);
 
 /* Sessions seen here, to answer lookups while Redis is unreachable (the
  * decisions then become FALLBACK busy rather than the request a 503). */
