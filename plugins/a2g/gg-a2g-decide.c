@@ -399,13 +399,19 @@ on_reserved (GObject      *source,
 {
   Entity *entity = user_data;
   g_autoptr(RequestHold) hold = entity->request;
-  gssize reservation = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, NULL);
+  g_autoptr(GError) error = NULL;
+  gssize reservation = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, &error);
   GgA2gService *service = service_of (entity);
 
   entity->reservation = MAX (reservation, 0);
   if (!entity_goes_on (entity))
     {
       settle_budget (entity, 0);
+      return;
+    }
+  if (error != NULL)
+    {
+      settle_fallback (entity, GG_A2G_FALLBACK_BUSY, "The shared store is unreachable.");
       return;
     }
   if (reservation <= 0)
@@ -468,11 +474,17 @@ on_session_rate (GObject      *source,
   Entity *entity = user_data;
   g_autoptr(RequestHold) hold = entity->request;
   GgA2gService *service = service_of (entity);
-  gssize wait_ms = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, NULL);
+  g_autoptr(GError) error = NULL;
+  gssize wait_ms = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, &error);
   g_autofree char *bucket = NULL;
 
   if (!entity_goes_on (entity))
     return;
+  if (error != NULL)
+    {
+      settle_fallback (entity, GG_A2G_FALLBACK_BUSY, "The shared store is unreachable.");
+      return;
+    }
   if (wait_ms != 0)
     {
       settle_fallback (entity, GG_A2G_FALLBACK_BUSY, "Over the session's decision rate.");

@@ -12,6 +12,7 @@
 
 #include "gg-a2g-errors.h"
 #include "gg-a2g-memory-private.h"
+#include "gg-a2g-situation.h"
 
 #define MAX_RECENT 16
 #define MAX_RECORDS_PER_SESSION 100000
@@ -231,44 +232,13 @@ telemetry_put (GgA2gStore *store, const char *client_id, GPtrArray *entries, gui
   RETURN_INT (kept);
 }
 
-typedef struct {
-  GgA2gTelemetry *entry;
-  double distance;
-} Near;
-
-static int
-compare_near (gconstpointer a,
-              gconstpointer b)
-{
-  const Near *x = a, *y = b;
-
-  if (x->distance != y->distance)
-    return x->distance < y->distance ? -1 : 1;
-  return strcmp (x->entry->entity, y->entry->entity);
-}
-
-static int
-compare_telemetry (gconstpointer a,
-                   gconstpointer b)
-{
-  const GgA2gTelemetry *x = *(GgA2gTelemetry * const *) a, *y = *(GgA2gTelemetry * const *) b;
-
-  return strcmp (x->entity, y->entity);
-}
-
 static void
 situation (GgA2gStore *store, const char *client_id, const char *entity, double radius,
            GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
 {
   GgA2gMemoryStore *self = GG_A2G_MEMORY_STORE (store);
   MemSession *session = _gg_a2g_memory_live_session (self, client_id);
-  GgA2gTelemetry *me;
-  g_autoptr(GArray) near = NULL;
   g_autoptr(GPtrArray) all = NULL;
-  g_autoptr(GHashTable) population = NULL;
-  g_autoptr(GList) types = NULL;
-  JsonObject *result, *counts;
-  JsonArray *nearby, *members;
   GHashTableIter iter;
   GgA2gTelemetry *other;
 
@@ -277,62 +247,11 @@ situation (GgA2gStore *store, const char *client_id, const char *entity, double 
       RETURN_POINTER (NULL, NULL);
       return;
     }
-  me = g_hash_table_lookup (session->telemetry, entity);
-  near = g_array_new (FALSE, FALSE, sizeof (Near));
   all = g_ptr_array_new ();
-  population = g_hash_table_new (g_str_hash, g_str_equal);
   g_hash_table_iter_init (&iter, session->telemetry);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &other))
-    {
-      g_ptr_array_add (all, other);
-      if (other->type != NULL)
-        g_hash_table_insert (population, other->type,
-                             GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (population, other->type)) + 1));
-      if (me != NULL && other != me && me->has_pos && other->has_pos)
-        {
-          double sum = 0;
-          Near item = { other, 0 };
-
-          for (guint d = 0; d < MAX (me->dims, other->dims); d++)
-            sum += (me->pos[d] - other->pos[d]) * (me->pos[d] - other->pos[d]);
-          item.distance = sqrt (sum);
-          if (item.distance <= radius)
-            g_array_append_val (near, item);
-        }
-    }
-  g_array_sort (near, compare_near);
-  g_ptr_array_sort (all, compare_telemetry);
-  result = json_object_new ();
-  nearby = json_array_new ();
-  for (guint i = 0; i < near->len && i < 8; i++)
-    {
-      Near *item = &g_array_index (near, Near, i);
-      JsonObject *object = json_object_new ();
-
-      json_object_set_string_member (object, "entity", item->entry->entity);
-      if (item->entry->type != NULL)
-        json_object_set_string_member (object, "type", item->entry->type);
-      if (item->entry->faction != NULL)
-        json_object_set_string_member (object, "faction", item->entry->faction);
-      json_object_set_double_member (object, "distance", round (item->distance * 10) / 10);
-      json_array_add_object_element (nearby, object);
-    }
-  members = json_array_new ();
-  for (guint i = 0; me != NULL && me->faction != NULL && i < all->len; i++)
-    {
-      other = g_ptr_array_index (all, i);
-      if (other != me && g_strcmp0 (other->faction, me->faction) == 0 && json_array_get_length (members) < 16)
-        json_array_add_string_element (members, other->entity);
-    }
-  counts = json_object_new ();
-  types = g_hash_table_get_keys (population);
-  types = g_list_sort (types, (GCompareFunc) strcmp);
-  for (GList *l = types; l != NULL; l = l->next)
-    json_object_set_int_member (counts, l->data, GPOINTER_TO_UINT (g_hash_table_lookup (population, l->data)));
-  json_object_set_array_member (result, "nearby", nearby);
-  json_object_set_array_member (result, "members", members);
-  json_object_set_object_member (result, "population", counts);
-  RETURN_POINTER (result, json_object_unref);
+    g_ptr_array_add (all, other);
+  RETURN_POINTER (gg_a2g_situation_build (all, entity, radius), json_object_unref);
 }
 
 /* The operations of this file, in the store's interface. */

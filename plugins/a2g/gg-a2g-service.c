@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 
 #include "gg-a2g-memory-store.h"
+#include "gg-a2g-redis-store.h"
 #include "gg-a2g-service.h"
 
 typedef struct {
@@ -287,7 +288,9 @@ on_address_rate (GObject      *source,
   g_free (dispatch);
   if (!gg_a2g_exchange_is_live (ex))
     return;
-  if (wait_ms != 0)
+  /* A shared store out of reach: the route decides (sessions fail closed,
+   * decisions fall back), so the address limit does not answer for it. */
+  if (error == NULL && wait_ms != 0)
     {
       g_autofree char *seconds = g_strdup_printf ("%" G_GSSIZE_FORMAT, MAX ((wait_ms + 999) / 1000, 1));
 
@@ -428,8 +431,14 @@ gg_a2g_service_new (GgBus          *bus,
   service->bus = bus;
   service->settings = *settings;
   memset (settings, 0, sizeof *settings);
-  service->store = GG_A2G_STORE (gg_a2g_memory_store_new ((guint) service->settings.cache_entries,
-                                                          service->settings.cache_ttl_s));
+  if (service->settings.redis != NULL)
+    service->store = GG_A2G_STORE (gg_a2g_redis_store_new (service->settings.redis, service->settings.redis_prefix,
+                                                           service->settings.redis_timeout_ms,
+                                                           (guint) service->settings.cache_entries,
+                                                           service->settings.cache_ttl_s));
+  else
+    service->store = GG_A2G_STORE (gg_a2g_memory_store_new ((guint) service->settings.cache_entries,
+                                                            service->settings.cache_ttl_s));
   service->manifests = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                               (GDestroyNotify) gg_a2g_manifest_unref);
   service->stats = g_new0 (GgA2gStats, 1);
@@ -509,7 +518,16 @@ GgA2gManifest *
 gg_a2g_service_lookup_manifest (GgA2gService *service,
                                 const char   *hash)
 {
-  return hash != NULL ? g_hash_table_lookup (service->manifests, hash) : NULL;
+  GgA2gManifest *manifest = hash != NULL ? g_hash_table_lookup (service->manifests, hash) : NULL;
+
+  /* A session opened on another replica: the shared store read its manifest. */
+  if (manifest == NULL && hash != NULL && GG_IS_A2G_REDIS_STORE (service->store))
+    {
+      manifest = gg_a2g_redis_store_lookup_manifest (GG_A2G_REDIS_STORE (service->store), hash);
+      if (manifest != NULL)
+        g_hash_table_insert (service->manifests, manifest->hash, gg_a2g_manifest_ref (manifest));
+    }
+  return manifest;
 }
 
 /**

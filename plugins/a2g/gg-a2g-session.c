@@ -134,13 +134,22 @@ on_jti_claimed (GObject      *source,
                 gpointer      user_data)
 {
   Open *open = user_data;
+  g_autoptr(GError) error = NULL;
+  gboolean fresh = gg_a2g_store_finish_boolean (GG_A2G_STORE (source), result, &error);
 
   if (!gg_a2g_exchange_is_live (open->ex))
     {
       open_free (open);
       return;
     }
-  if (!gg_a2g_store_finish_boolean (GG_A2G_STORE (source), result, NULL))
+  if (error != NULL)
+    {
+      /* The shared store is out of reach: no join token is accepted (503). */
+      gg_a2g_exchange_reply_error (open->ex, error);
+      open_free (open);
+      return;
+    }
+  if (!fresh)
     {
       gg_a2g_exchange_fail (open->ex, GG_A2G_ERROR_UNAUTHORIZED, "Join token already used.");
       open_free (open);
@@ -201,11 +210,18 @@ on_manifest_fetched (GObject      *source,
 {
   Open *open = user_data;
   GgA2gService *service = open->ex->service;
-  g_autofree char *canonical = gg_a2g_store_finish_pointer (GG_A2G_STORE (source), result, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *canonical = gg_a2g_store_finish_pointer (GG_A2G_STORE (source), result, &error);
   g_autoptr(JsonNode) node = NULL;
 
   if (!gg_a2g_exchange_is_live (open->ex))
     {
+      open_free (open);
+      return;
+    }
+  if (error != NULL)
+    {
+      gg_a2g_exchange_reply_error (open->ex, error);
       open_free (open);
       return;
     }
@@ -239,12 +255,20 @@ on_open_rate (GObject      *source,
   Open *open = user_data;
   GgA2gExchange *ex = open->ex;
   GgA2gService *service = ex->service;
-  gssize wait_ms = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, NULL);
+  g_autoptr(GError) store_error = NULL;
+  gssize wait_ms = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, &store_error);
   GgA2gError refused_code = GG_A2G_ERROR_UNAUTHORIZED;
   const char *refusal = NULL;
 
   if (!gg_a2g_exchange_is_live (ex))
     {
+      open_free (open);
+      return;
+    }
+  if (store_error != NULL)
+    {
+      /* The shared store is out of reach: no session (fail closed, 503). */
+      gg_a2g_exchange_reply_error (ex, store_error);
       open_free (open);
       return;
     }
@@ -297,10 +321,18 @@ on_sub_rate (GObject      *source,
              gpointer      user_data)
 {
   Open *open = user_data;
-  gssize wait_ms = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, NULL);
+  g_autoptr(GError) store_error = NULL;
+  gssize wait_ms = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, &store_error);
 
   if (!gg_a2g_exchange_is_live (open->ex))
     {
+      open_free (open);
+      return;
+    }
+  if (store_error != NULL)
+    {
+      /* The shared store is out of reach: no session (fail closed, 503). */
+      gg_a2g_exchange_reply_error (open->ex, store_error);
       open_free (open);
       return;
     }

@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "gg-a2g-redis-store.h"
 #include "gg-a2g-settings.h"
 
 #define GROUP "a2g"
@@ -157,8 +158,24 @@ gg_a2g_settings_load (GgA2gSettings *settings,
       !get_rate (config, "sub-open-rate", 0.2, &settings->sub_open_rate, error) ||
       !get_rate (config, "sub-open-burst", 5, &settings->sub_open_burst, error) ||
       !gg_config_get_int (config, GROUP, "max-model-calls", 1, 100000, 64, &settings->max_model_calls, error) ||
-      !gg_config_get_int (config, GROUP, "replay-window", 1, 3600, 60, &settings->replay_window_s, error))
+      !gg_config_get_int (config, GROUP, "replay-window", 1, 3600, 60, &settings->replay_window_s, error) ||
+      !gg_config_get_int (config, GROUP, "redis-timeout-ms", 1, 60000, 250, &settings->redis_timeout_ms, error))
     return FALSE;
+  settings->redis = gg_config_get_string (config, GROUP, "redis", NULL);
+  if (settings->redis != NULL && settings->redis[0] == '\0')
+    g_clear_pointer (&settings->redis, g_free);
+  if (settings->redis != NULL && !gg_a2g_redis_url_check (settings->redis, &local_error))
+    {
+      gg_config_set_invalid (config, GROUP, "redis", error, "%s", local_error->message);
+      return FALSE;
+    }
+  settings->redis_prefix = gg_config_get_string (config, GROUP, "redis-prefix", "a2g:");
+  if (settings->redis_prefix[0] == '\0' || strpbrk (settings->redis_prefix, "{} \t\r\n") != NULL)
+    {
+      gg_config_set_invalid (config, GROUP, "redis-prefix", error, "%s",
+                             "must be non-empty, without braces or white space");
+      return FALSE;
+    }
   return TRUE;
 }
 
@@ -172,4 +189,8 @@ gg_a2g_settings_clear (GgA2gSettings *settings)
   g_clear_pointer (&settings->listen, g_free);
   g_clear_pointer (&settings->listen_host, g_free);
   g_clear_pointer (&settings->model, json_node_unref);
+  if (settings->redis != NULL)
+    memset (settings->redis, 0, strlen (settings->redis));
+  g_clear_pointer (&settings->redis, g_free);
+  g_clear_pointer (&settings->redis_prefix, g_free);
 }

@@ -36,6 +36,9 @@ typedef struct {
   double sub_open_rate, sub_open_burst;  /* client profile: per join-token sub */
   gint64 max_model_calls;        /* model calls in flight */
   gint64 replay_window_s;        /* request_id replays (60) */
+  char *redis;                   /* nullable: the shared store's URL (may hold a password) */
+  char *redis_prefix;            /* "a2g:" */
+  gint64 redis_timeout_ms;       /* a command's or a connect's timeout (250) */
 } GgA2gSettings;
 
 gboolean gg_a2g_settings_load   (GgA2gSettings *settings,

@@ -1,0 +1,395 @@
+/* test-a2g-redis.c: two `gamegate a2g` replicas sharing one real
+ * `redis-server` (started here on a Unix socket in a temporary directory,
+ * no TCP port, no persistence): a session opened on one used on the
+ * other, a cache entry written by one answered by the other, a report
+ * accepted once across both, a request_id replayed across both, a rate
+ * limit held by both together, a budget not overspent under concurrent
+ * load, and Redis stopped mid-run (fallbacks, 503, no crash) then started
+ * again (recovery). Skips (77) when redis-server is not installed.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "a2g-test-util.h"
+
+#define CLIENT "c_5f1c9a27e04b7d13"
+#define OTHER "c_0a1b2c3d4e5f6a7b"
+
+static char *redis_dir;
+static char *redis_socket;
+static GSubprocess *redis;
+static guint prefix_counter;
+
+static void
+die_with_parent (gpointer user_data)
+{
+  (void) user_data;
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+}
+
+static void
+redis_start (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
+                                                                       G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+
+  /* A test that aborts leaves no server behind. */
+  g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
+  redis = g_subprocess_launcher_spawn (launcher, &error, "redis-server",
+                                       "--unixsocket", redis_socket, "--unixsocketperm", "700", "--port", "0",
+                                       "--save", "", "--appendonly", "no", "--dir", redis_dir, NULL);
+  g_assert_no_error (error);
+  for (guint i = 0; i < 500 && !g_file_test (redis_socket, G_FILE_TEST_EXISTS); i++)
+    g_usleep (10000);
+  g_assert_true (g_file_test (redis_socket, G_FILE_TEST_EXISTS));
+}
+
+static void
+redis_stop (void)
+{
+  g_subprocess_send_signal (redis, SIGTERM);
+  g_assert_true (g_subprocess_wait (redis, NULL, NULL));
+  g_clear_object (&redis);
+  g_unlink (redis_socket);
+}
+
+/* A replica on the shared Redis; each test its own key prefix. The model
+ * always answers @action. */
+static A2gService *
+replica (const char *action, const char *extra, guint prefix)
+{
+  g_autofree char *config = g_strdup_printf ("[a2g]\nmodel={\"type\":\"scripted\",\"fallback\":{\"json\":"
+                                             "{\"reason\":\"r\",\"action\":\"%s\",\"confidence\":70}}}\n"
+                                             "redis=unix:%s\nredis-prefix=t%u:\n%s", action, redis_socket,
+                                             prefix, extra != NULL ? extra : "");
+
+  return a2g_service_start (config);
+}
+
+static char *
+decide_body (const char *client_id, const char *entity, const char *type, const char *actions)
+{
+  return g_strdup_printf ("{\"client_id\":\"%s\",\"entities\":[{\"entity\":\"%s\",\"type\":\"%s\","
+                          "\"legal_actions\":%s}]}", client_id, entity, type, actions);
+}
+
+static char *
+decide (A2gService *service, const char *token, const char *body)
+{
+  g_autoptr(A2gResponse) response = a2g_post (service, "/v1/decide", token, body);
+
+  g_assert_cmpuint (response->status, ==, 200);
+  return a2g_strip_member (response->body, "decision_id");
+}
+
+static char *
+decision_id (A2gService *service, const char *token, const char *body)
+{
+  g_autoptr(A2gResponse) response = a2g_post (service, "/v1/decide", token, body);
+  g_autoptr(JsonObject) object = a2g_json (response);
+  JsonObject *decision = json_array_get_object_element (json_object_get_array_member (object, "decisions"), 0);
+
+  return g_strdup (json_object_get_string_member (decision, "decision_id"));
+}
+
+static void
+test_session_and_cache (void)
+{
+  guint prefix = ++prefix_counter;
+  A2gService *a = replica ("flee", NULL, prefix), *b = replica ("flee", NULL, prefix);
+  g_autofree char *token = a2g_open (a, CLIENT, NULL);
+  g_autofree char *body = decide_body (CLIENT, "pirate-7", "pirate", "[\"attack\",\"flee\"]");
+  g_autofree char *on_b = decide (b, token, body);
+  g_autofree char *on_a = decide (a, token, body);
+
+  /* Opened on A, used on B (which reads the manifest from Redis); B's model
+   * decision is the game-wide cache entry A answers from. */
+  a2g_assert_json (on_b, "{\"a2g\":\"0.1\",\"decisions\":[{\"entity\":\"pirate-7\",\"decision_id\":\"*\","
+                         "\"action\":\"flee\",\"source\":\"model\",\"confidence\":70,\"ttl_ms\":3000,\"reason\":\"r\"}]}");
+  a2g_assert_json (on_a, "{\"a2g\":\"0.1\",\"decisions\":[{\"entity\":\"pirate-7\",\"decision_id\":\"*\","
+                         "\"action\":\"flee\",\"source\":\"cache\",\"confidence\":70,\"ttl_ms\":3000,\"reason\":\"r\"}]}");
+  {
+    /* A wrong token is refused on both. */
+    g_autoptr(A2gResponse) wrong = a2g_post (b, "/v1/decide", "s_00000000000000000000000000000000", body);
+    g_assert_cmpuint (wrong->status, ==, 401);
+  }
+  {
+    /* A renewal on B: the old token still works on A for the grace period. */
+    g_autofree char *renewed = a2g_open (b, CLIENT, NULL);
+    g_autofree char *again = decide (a, token, body);
+
+    g_assert_cmpstr (renewed, !=, token);
+    a2g_assert_json (again, on_a);
+  }
+  a2g_service_stop (a);
+  a2g_service_stop (b);
+}
+
+static void
+test_report_once (void)
+{
+  guint prefix = ++prefix_counter;
+  A2gService *a = replica ("run", NULL, prefix), *b = replica ("run", NULL, prefix);
+  g_autofree char *token = a2g_open (a, CLIENT, NULL);
+  g_autofree char *other_token = a2g_open (b, OTHER, NULL);
+  g_autofree char *body = decide_body (CLIENT, "freighter-1", "freighter", "[\"run\",\"hide\"]");
+  g_autofree char *id = decision_id (a, token, body);
+  g_autofree char *report = g_strdup_printf ("{\"client_id\":\"" CLIENT "\",\"reports\":[{\"decision_id\":\"%s\","
+                                             "\"entity\":\"freighter-1\",\"outcome\":\"success\",\"reward\":0.5}]}", id);
+  g_autofree char *theirs = g_strdup_printf ("{\"client_id\":\"" OTHER "\",\"reports\":[{\"decision_id\":\"%s\","
+                                             "\"entity\":\"freighter-1\",\"outcome\":\"success\"}]}", id);
+  g_autofree char *already = g_strdup_printf ("{\"a2g\":\"0.1\",\"ok\":true,\"accepted\":0,\"ignored\":"
+                                              "[{\"decision_id\":\"%s\",\"reason\":\"already_reported\"}]}", id);
+  g_autofree char *other = g_strdup_printf ("{\"a2g\":\"0.1\",\"ok\":true,\"accepted\":0,\"ignored\":"
+                                            "[{\"decision_id\":\"%s\",\"reason\":\"other_session\"}]}", id);
+  g_autoptr(A2gResponse) first = a2g_post (b, "/v1/report", token, report);
+  g_autoptr(A2gResponse) second = a2g_post (a, "/v1/report", token, report);
+  g_autoptr(A2gResponse) third = a2g_post (a, "/v1/report", other_token, theirs);
+
+  a2g_assert_json (first->body, "{\"a2g\":\"0.1\",\"ok\":true,\"accepted\":1,\"ignored\":[]}");
+  a2g_assert_json (second->body, already);
+  a2g_assert_json (third->body, other);
+  a2g_service_stop (a);
+  a2g_service_stop (b);
+}
+
+static void
+test_replay_across (void)
+{
+  guint prefix = ++prefix_counter;
+  A2gService *a = replica ("run", NULL, prefix), *b = replica ("run", NULL, prefix);
+  g_autofree char *token = a2g_open (a, CLIENT, NULL);
+  const char *body = "{\"client_id\":\"" CLIENT "\",\"request_id\":\"r-1\",\"entities\":[{\"entity\":\"freighter-1\","
+                     "\"type\":\"freighter\",\"legal_actions\":[\"run\",\"hide\"]}]}";
+  g_autoptr(A2gResponse) first = a2g_post (a, "/v1/decide", token, body);
+  g_autoptr(A2gResponse) retry = a2g_post (b, "/v1/decide", token, body);
+
+  /* The same answer, decision id included, from the other replica. */
+  g_assert_cmpuint (first->status, ==, 200);
+  g_assert_cmpstr (retry->body, ==, first->body);
+  a2g_service_stop (a);
+  a2g_service_stop (b);
+}
+
+static guint
+count_source (A2gResponse *response, const char *source, const char *code)
+{
+  g_autoptr(JsonObject) object = a2g_json (response);
+  JsonArray *decisions = json_object_get_array_member (object, "decisions");
+  guint n = 0;
+
+  for (guint i = 0; i < json_array_get_length (decisions); i++)
+    {
+      JsonObject *decision = json_array_get_object_element (decisions, i);
+
+      if (source != NULL && g_strcmp0 (json_object_get_string_member_with_default (decision, "source", NULL), source) == 0)
+        n++;
+      if (code != NULL && g_strcmp0 (json_object_get_string_member_with_default (decision, "code", NULL), code) == 0)
+        n++;
+    }
+  return n;
+}
+
+/* New entities every time: no memory answers for them, each goes to the model. */
+static char *
+many_entities (const char *client_id, guint n)
+{
+  static guint next;
+  GString *body = g_string_new (NULL);
+
+  g_string_append_printf (body, "{\"client_id\":\"%s\",\"entities\":[", client_id);
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (body, "%s{\"entity\":\"freighter-%u\",\"type\":\"freighter\","
+                            "\"legal_actions\":[\"run\",\"hide\"]}", i > 0 ? "," : "", next++);
+  g_string_append (body, "]}");
+  return g_string_free (body, FALSE);
+}
+
+static void
+test_rate_across (void)
+{
+  /* 20 decisions a second for the game, whichever replica takes them. */
+  const char *extra = "game-rate=20\ngame-burst=5\nsession-rate=100000\nsession-burst=100000\nmax-model-calls=1000\n";
+  guint prefix = ++prefix_counter;
+  A2gService *a = replica ("run", extra, prefix), *b = replica ("run", extra, prefix);
+  g_autofree char *token = a2g_open (a, CLIENT, NULL);
+  guint taken = 0, busy = 0;
+  gint64 start = g_get_monotonic_time ();
+  double seconds;
+
+  while (g_get_monotonic_time () - start < 3 * G_USEC_PER_SEC)
+    {
+      g_autofree char *body_a = many_entities (CLIENT, 4);
+      g_autofree char *body_b = many_entities (CLIENT, 4);
+      A2gPending *on_a = a2g_post_start (a, "/v1/decide", token, body_a);
+      A2gPending *on_b = a2g_post_start (b, "/v1/decide", token, body_b);
+      g_autoptr(A2gResponse) ra = a2g_pending_wait (on_a);
+      g_autoptr(A2gResponse) rb = a2g_pending_wait (on_b);
+
+      taken += count_source (ra, "model", NULL) + count_source (rb, "model", NULL);
+      busy += count_source (ra, NULL, "busy") + count_source (rb, NULL, "busy");
+    }
+  seconds = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
+  g_test_message ("%u taken, %u busy in %.2f s (expected %.1f)", taken, busy, seconds, 5 + 20 * seconds);
+  /* Never more than the rate, for the two together; and, when the load
+   * offered is well over it (not so under valgrind), the rate itself. */
+  g_assert_cmpfloat (taken, <=, (5 + 20 * seconds) * 1.05);
+  if (busy >= 2 * taken)
+    g_assert_cmpfloat (taken, >=, (5 + 20 * seconds) * 0.95);
+  a2g_service_stop (a);
+  a2g_service_stop (b);
+}
+
+static gint64
+game_used (A2gService *service)
+{
+  g_autoptr(A2gResponse) response = a2g_get (service, "/v1/usage");
+  g_autoptr(JsonObject) object = a2g_json (response);
+  JsonArray *budgets;
+
+  g_assert_cmpuint (response->status, ==, 200);
+  budgets = json_object_get_array_member (object, "budgets");
+  for (guint i = 0; i < json_array_get_length (budgets); i++)
+    {
+      JsonObject *budget = json_array_get_object_element (budgets, i);
+
+      if (g_str_has_prefix (json_object_get_string_member (budget, "scope"), "game:"))
+        return json_object_get_int_member (budget, "used");
+    }
+  return -1;
+}
+
+static void
+test_budget_across (void)
+{
+  /* The game's budget, 4000 tokens a day; every pirate decision reserves 800. */
+  const char *extra = "game-token-budget=4000\ngame-rate=100000\ngame-burst=100000\nsession-rate=100000\n"
+                      "session-burst=100000\nmax-model-calls=1000\n";
+  guint prefix = ++prefix_counter;
+  A2gService *a = replica ("flee", extra, prefix), *b = replica ("flee", extra, prefix);
+  g_autofree char *token = a2g_open (a, CLIENT, NULL);
+  g_autoptr(GString) body = g_string_new ("{\"client_id\":\"" CLIENT "\",\"entities\":[");
+  guint budget = 0;
+  gint64 used;
+
+  for (guint i = 0; i < 16; i++)
+    g_string_append_printf (body, "%s{\"entity\":\"pirate-%u\",\"type\":\"pirate\",\"observations\":{\"hp\":%u},"
+                            "\"legal_actions\":[\"attack\",\"flee\"]}", i > 0 ? "," : "", i, i * 10 % 100);
+  g_string_append (body, "]}");
+  for (guint round = 0; round < 4; round++)
+    {
+      A2gPending *pending[4];
+
+      for (guint i = 0; i < G_N_ELEMENTS (pending); i++)
+        pending[i] = a2g_post_start (i % 2 == 0 ? a : b, "/v1/decide", token, body->str);
+      for (guint i = 0; i < G_N_ELEMENTS (pending); i++)
+        {
+          g_autoptr(A2gResponse) response = a2g_pending_wait (pending[i]);
+          budget += count_source (response, NULL, "budget");
+        }
+    }
+  used = game_used (b);
+  g_test_message ("game budget: %" G_GINT64_FORMAT " used of 4000, %u refused", used, budget);
+  g_assert_cmpuint (budget, >, 0);
+  g_assert_cmpint (used, >, 0);
+  g_assert_cmpint (used, <=, 4000 + 800);
+  g_assert_cmpint (game_used (a), ==, used);
+  a2g_service_stop (a);
+  a2g_service_stop (b);
+}
+
+static void
+test_redis_lost (void)
+{
+  guint prefix = ++prefix_counter;
+  const char *extra = "redis-timeout-ms=200\n";
+  A2gService *a = replica ("run", extra, prefix), *b = replica ("run", extra, prefix);
+  g_autofree char *token = a2g_open (a, CLIENT, NULL);
+  g_autofree char *body = decide_body (CLIENT, "freighter-1", "freighter", "[\"run\",\"hide\"]");
+  g_autofree char *open = g_strdup_printf ("{\"a2g\":\"0.1\",\"client_id\":\"" OTHER "\",\"game\":\"orbital-freight\","
+                                           "\"manifest\":%s}", a2g_test_manifest);
+  g_autofree char *before = decide (a, token, body);
+  gboolean back = FALSE;
+
+  a2g_assert_json (before, "{\"a2g\":\"0.1\",\"decisions\":[{\"entity\":\"freighter-1\",\"decision_id\":\"*\","
+                           "\"action\":\"run\",\"source\":\"model\",\"confidence\":70,\"ttl_ms\":2000,\"reason\":\"r\"}]}");
+  redis_stop ();
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(A2gResponse) fallback = a2g_post (a, "/v1/decide", token, body);
+      g_autoptr(A2gResponse) unknown = a2g_post (b, "/v1/decide", token, body);
+      g_autoptr(A2gResponse) session = a2g_post (b, "/v1/session", NULL, open);
+
+      /* A's session is known here: its decisions fall back. B never saw it. */
+      g_assert_cmpuint (fallback->status, ==, 200);
+      a2g_assert_json (fallback->body, "{\"a2g\":\"0.1\",\"decisions\":[{\"entity\":\"freighter-1\","
+                                       "\"action\":\"FALLBACK\",\"code\":\"busy\","
+                                       "\"message\":\"The shared store is unreachable.\"}]}");
+      g_assert_cmpuint (unknown->status, ==, 503);
+      g_assert_cmpuint (session->status, ==, 503);
+      a2g_assert_json (session->body, "{\"a2g\":\"0.1\",\"ok\":false,\"error\":\"The shared store is unreachable.\","
+                                      "\"code\":\"unavailable\"}");
+    }
+  redis_start ();
+  /* Each replica reconnects by itself (backoff at most 5 s). */
+  for (guint i = 0; i < 200 && !back; i++)
+    {
+      g_autoptr(A2gResponse) on_a = a2g_post (a, "/v1/session", NULL, open);
+      g_autoptr(A2gResponse) on_b = a2g_post (b, "/v1/session", NULL, open);
+
+      back = on_a->status == 200 && on_b->status == 200;
+      if (!back)
+        g_usleep (50000);
+    }
+  g_assert_true (back);
+  {
+    /* The new Redis is empty: the session is opened again, and used on both. */
+    g_autofree char *renewed = a2g_open (b, CLIENT, NULL);
+    g_autofree char *after = decide (a, renewed, body);
+
+    a2g_assert_json (after, before);
+  }
+  g_assert_nonnull (strstr (gg_test_process_get_stderr (a->process), "unreachable"));
+  g_assert_nonnull (strstr (gg_test_process_get_stderr (a->process), "reachable again"));
+  a2g_service_stop (a);
+  a2g_service_stop (b);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *server = g_find_program_in_path ("redis-server");
+  int status;
+
+  g_test_init (&argc, &argv, NULL);
+  if (server == NULL)
+    {
+      g_print ("1..0 # SKIP redis-server is not installed\n");
+      return 77;
+    }
+  redis_dir = g_dir_make_tmp ("gg-a2g-redis-XXXXXX", &error);
+  g_assert_no_error (error);
+  redis_socket = g_build_filename (redis_dir, "redis.sock", NULL);
+  redis_start ();
+  g_test_add_func ("/a2g/redis/session-and-cache", test_session_and_cache);
+  g_test_add_func ("/a2g/redis/report-once", test_report_once);
+  g_test_add_func ("/a2g/redis/replay", test_replay_across);
+  g_test_add_func ("/a2g/redis/rate", test_rate_across);
+  g_test_add_func ("/a2g/redis/budget", test_budget_across);
+  g_test_add_func ("/a2g/redis/lost", test_redis_lost);
+  status = g_test_run ();
+  redis_stop ();
+  g_rmdir (redis_dir);
+  g_free (redis_socket);
+  g_free (redis_dir);
+  return status;
+}
