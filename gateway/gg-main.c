@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "gg-cli.h"
+#include "gg-tap-client.h"
 #include "gg-host.h"
 #include "gg-sd-notify.h"
 
@@ -304,6 +305,12 @@ run (int argc, char **argv)
     {
       print_error (error->message);
       status = GG_EXIT_USAGE;
+      goto out;
+    }
+  /* `gamegate tap` talks to a running daemon: it needs no plugin. */
+  if (g_strcmp0 (options.command, "tap") == 0)
+    {
+      status = gg_tap_run (&host, argv);
       goto out;
     }
   disabled = gg_config_get_string_list (host.config, GATEWAY_GROUP, "disabled-plugins");

@@ -43,18 +43,24 @@ gg_json_mask_secrets (JsonNode *node)
 
   if (JSON_NODE_HOLDS_OBJECT (node))
     {
+      JsonObject *object = json_node_get_object (node);
+      g_autoptr(GPtrArray) secret = g_ptr_array_new_with_free_func (g_free);
       JsonObjectIter iter;
       const char *name;
       JsonNode *value;
 
-      json_object_iter_init (&iter, json_node_get_object (node));
+      json_object_iter_init (&iter, object);
       while (json_object_iter_next (&iter, &name, &value))
         {
           if (is_secret_name (name) && !JSON_NODE_HOLDS_NULL (value))
-            json_node_init_string (value, "***");
+            g_ptr_array_add (secret, g_strdup (name));
           else
             gg_json_mask_secrets (value);
         }
+      /* Replaced rather than re-initialised in place: json_node_init_*()
+       * of json-glib 1.6 reads the value it just freed. */
+      for (guint i = 0; i < secret->len; i++)
+        json_object_set_string_member (object, g_ptr_array_index (secret, i), "***");
     }
   else if (JSON_NODE_HOLDS_ARRAY (node))
     {

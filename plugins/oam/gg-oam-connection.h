@@ -93,6 +93,7 @@ GgModel         *gg_oam_connection_create_model (GgOamConnection *self,
                                                  char           **out_name,
                                                  GError         **error);
 GCancellable    *gg_oam_connection_begin_work (GgOamConnection *self);
+void             gg_oam_tag_cancellable       (GCancellable    *cancellable);
 void             gg_oam_connection_end_work   (GgOamConnection *self,
                                                GCancellable    *cancellable);
 void             gg_oam_connection_notify     (GgOamConnection *self,
