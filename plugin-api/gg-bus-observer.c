@@ -35,6 +35,7 @@ typedef struct {
 
 typedef struct {
   char *plugin;
+  char *session;
   char *id;
 } Correlation;
 
@@ -42,6 +43,7 @@ struct _GgBusPending {
   GgBus *bus;
   char *result_kind;
   char *plugin;
+  char *session;
   char *target;
   char *name;
   char *correlation;
@@ -333,6 +335,7 @@ correlation_free (gpointer data)
   Correlation *correlation = data;
 
   g_free (correlation->plugin);
+  g_free (correlation->session);
   g_free (correlation->id);
   g_free (correlation);
 }
@@ -341,17 +344,19 @@ correlation_free (gpointer data)
  * gg_bus_set_correlation:
  * @cancellable: the cancellable of a request's work
  * @plugin: (nullable): the front end the request came to
+ * @session: (nullable): the session, NPC or connection it belongs to
  * @id: (nullable): its correlation id, %NULL to clear it
  *
  * Tags @cancellable: the tool calls and model steps run with it (and the
- * tool calls of a #GgAgentTurn run with it) report @id as their
- * `correlation`.
+ * tool calls of a #GgAgentTurn run with it) report @plugin, @session and
+ * @id in their records.
  *
  * Since: 1.0
  */
 void
 gg_bus_set_correlation (GCancellable *cancellable,
                         const char   *plugin,
+                        const char   *session,
                         const char   *id)
 {
   g_return_if_fail (G_IS_CANCELLABLE (cancellable));
@@ -361,6 +366,7 @@ gg_bus_set_correlation (GCancellable *cancellable,
     {
       correlation = g_new0 (Correlation, 1);
       correlation->plugin = g_strdup (plugin);
+      correlation->session = g_strdup (session);
       correlation->id = g_strdup (id);
     }
   g_object_set_qdata_full (G_OBJECT (cancellable), correlation_quark (), correlation,
@@ -371,6 +377,7 @@ gg_bus_set_correlation (GCancellable *cancellable,
  * gg_bus_get_correlation:
  * @cancellable: (nullable): a cancellable
  * @plugin: (out) (optional) (transfer none) (nullable): the front end
+ * @session: (out) (optional) (transfer none) (nullable): the session
  *
  * Reads what gg_bus_set_correlation() put on @cancellable.
  *
@@ -380,14 +387,39 @@ gg_bus_set_correlation (GCancellable *cancellable,
  */
 const char *
 gg_bus_get_correlation (GCancellable  *cancellable,
-                        const char   **plugin)
+                        const char   **plugin,
+                        const char   **session)
 {
   Correlation *correlation = cancellable != NULL ?
                              g_object_get_qdata (G_OBJECT (cancellable), correlation_quark ()) : NULL;
 
   if (plugin != NULL)
     *plugin = correlation != NULL ? correlation->plugin : NULL;
+  if (session != NULL)
+    *session = correlation != NULL ? correlation->session : NULL;
   return correlation != NULL ? correlation->id : NULL;
+}
+
+/**
+ * gg_bus_copy_correlation:
+ * @from: (nullable): a cancellable, tagged or not
+ * @to: the cancellable of work @from's work starts
+ *
+ * Tags @to as @from is tagged (nothing when @from is not), for work that
+ * runs with a cancellable of its own.
+ *
+ * Since: 1.0
+ */
+void
+gg_bus_copy_correlation (GCancellable *from,
+                         GCancellable *to)
+{
+  const char *plugin, *session;
+  const char *id = gg_bus_get_correlation (from, &plugin, &session);
+
+  g_return_if_fail (G_IS_CANCELLABLE (to));
+  if (id != NULL)
+    gg_bus_set_correlation (to, plugin, session, id);
 }
 
 /* Owned objects ---------------------------------------------------------- */
@@ -438,6 +470,7 @@ pending_free (GgBusPending *pending)
   g_object_unref (pending->bus);
   g_free (pending->result_kind);
   g_free (pending->plugin);
+  g_free (pending->session);
   g_free (pending->target);
   g_free (pending->name);
   g_free (pending->correlation);
@@ -454,12 +487,13 @@ _gg_bus_pending_new (GgBus               *bus,
                      gpointer             user_data)
 {
   GgBusPending *pending = g_new0 (GgBusPending, 1);
-  const char *plugin = NULL;
-  const char *correlation = gg_bus_get_correlation (cancellable, &plugin);
+  const char *plugin = NULL, *session = NULL;
+  const char *correlation = gg_bus_get_correlation (cancellable, &plugin, &session);
 
   pending->bus = g_object_ref (bus);
   pending->result_kind = g_strdup (result_kind);
   pending->plugin = g_strdup (plugin);
+  pending->session = g_strdup (session);
   pending->target = g_strdup (target);
   pending->name = g_strdup (name);
   pending->correlation = g_strdup (correlation);
@@ -477,6 +511,7 @@ _gg_bus_pending_report_start (GgBusPending *pending,
   GgBusRecord record = {
     .kind = kind,
     .plugin = pending->plugin,
+    .session = pending->session,
     .target = pending->target,
     .name = pending->name,
     .correlation = pending->correlation,
@@ -530,6 +565,7 @@ _gg_bus_pending_report_result (GgBusPending *pending,
   GgBusRecord record = {
     .kind = pending->result_kind,
     .plugin = pending->plugin,
+    .session = pending->session,
     .target = pending->target,
     .name = pending->name,
     .correlation = pending->correlation,

@@ -92,8 +92,12 @@ char       *gg_bus_new_correlation     (GgBus      *self,
                                         const char *plugin);
 void        gg_bus_set_correlation     (GCancellable *cancellable,
                                         const char   *plugin,
+                                        const char   *session,
                                         const char   *id);
 const char *gg_bus_get_correlation     (GCancellable  *cancellable,
-                                        const char   **plugin);
+                                        const char   **plugin,
+                                        const char   **session);
+void        gg_bus_copy_correlation    (GCancellable *from,
+                                        GCancellable *to);
 
 G_END_DECLS

@@ -339,7 +339,7 @@ provider_call_tool_async (gpointer             provider,
       json_object_set_string_member (object, "tool", name);
       json_object_set_object_member (object, "arguments", json_object_ref (args));
       json_node_take_object (payload, object);
-      gg_bus_set_correlation (cancellable, "mcp", id);
+      gg_bus_set_correlation (cancellable, "mcp", NULL, id);
       gg_bus_report (self->bus, &record);
     }
 

@@ -325,6 +325,7 @@ gg_oam_connection_is_finished (GgOamConnection *self)
 
 /* The correlation id of the request being dispatched (the bus tap). */
 static const char *dispatch_correlation;
+static const char *dispatch_session;
 
 static void
 method_trampoline (GgJsonRpcPeer    *peer,
@@ -352,18 +353,22 @@ method_trampoline (GgJsonRpcPeer    *peer,
       /* The bus tap: the work this request starts carries its id. */
       g_autofree char *id = gg_bus_new_correlation (self->bus, "oam");
       g_autoptr(JsonNode) payload = json_node_new (JSON_NODE_OBJECT);
-      const char *session = json_object_get_string_member_with_default (params, "sessionId", NULL);
+      const char *session = json_object_get_string_member_with_default (params, "session", NULL);
       GgBusRecord record = {
         .kind = "request", .plugin = "oam", .name = gg_jsonrpc_request_get_method (request),
-        .session = session != NULL ? session : json_object_get_string_member_with_default (params, "npcId", NULL),
         .correlation = id, .duration_us = -1, .payload = payload,
       };
 
+      if (session == NULL)
+        session = json_object_get_string_member_with_default (params, "npc", NULL);
+      record.session = session;
       json_node_set_object (payload, params);
       gg_bus_report (self->bus, &record);
       dispatch_correlation = id;
+      dispatch_session = session;
       method->func (self, request, params);
       dispatch_correlation = NULL;
+      dispatch_session = NULL;
       return;
     }
   method->func (self, request, params);
@@ -380,7 +385,7 @@ void
 gg_oam_tag_cancellable (GCancellable *cancellable)
 {
   if (G_UNLIKELY (dispatch_correlation != NULL))
-    gg_bus_set_correlation (cancellable, "oam", dispatch_correlation);
+    gg_bus_set_correlation (cancellable, "oam", dispatch_session, dispatch_correlation);
 }
 
 /**

@@ -330,9 +330,9 @@ test_records (Fixture       *f,
 {
   g_autoptr(SoupSession) session = soup_session_new ();
   g_autofree char *session_id = NULL;
-  g_autoptr(GgTestProcess) tap = NULL, errors = NULL, people = NULL;
-  g_autofree char *all = NULL, *failed = NULL, *readable = NULL;
-  g_autofree char *got = NULL, *got_failed = NULL;
+  g_autoptr(GgTestProcess) tap = NULL, errors = NULL, people = NULL, clock = NULL;
+  g_autofree char *all = NULL, *failed = NULL, *readable = NULL, *of_clock = NULL;
+  g_autofree char *got = NULL, *got_failed = NULL, *got_clock = NULL;
   SocketClient *oam;
   GStatBuf st;
 
@@ -348,6 +348,7 @@ test_records (Fixture       *f,
   tap = start_tap (f, "--json", NULL);
   errors = start_tap (f, "--json", "--errors");
   people = start_tap (f, "--plugin", "mcp");
+  clock = start_tap (f, "--json", "--session=clock");
 
   /* An MCP agent calls the mod's tool, then one the mod does not have. */
   g_clear_pointer (&session_id, g_free);
@@ -380,8 +381,10 @@ test_records (Fixture       *f,
   all = finish_tap (tap);
   failed = finish_tap (errors);
   readable = finish_tap (people);
+  of_clock = finish_tap (clock);
   got = normalise (all);
   got_failed = normalise (failed);
+  got_clock = normalise (of_clock);
   g_test_message ("all:\n%s\nerrors:\n%s\nreadable:\n%s", got, got_failed, readable);
   /* Every tool call and model step carries the id of the request that
    * caused it, in the order they happened. */
@@ -392,14 +395,17 @@ test_records (Fixture       *f,
     "{\"kind\":\"request\",\"plugin\":\"mcp\",\"name\":\"tools/call\",\"correlation\":\"mcp-2\",\"ok\":true,\"payload\":{\"tool\":\"call_tool\",\"arguments\":{\"name\":\"world/nothing\",\"instance\":\"gabp:shop\"}}}\n"
     "{\"kind\":\"tool-call\",\"plugin\":\"mcp\",\"target\":\"gabp:shop\",\"name\":\"world/nothing\",\"correlation\":\"mcp-2\",\"ok\":true,\"payload\":{}}\n"
     "{\"kind\":\"tool-result\",\"plugin\":\"mcp\",\"target\":\"gabp:shop\",\"name\":\"world/nothing\",\"correlation\":\"mcp-2\",\"durationUs\":\"D\",\"ok\":false,\"error\":\"world/nothing: the mod answered -31002: tool not found\"}\n"
-    "{\"kind\":\"request\",\"plugin\":\"oam\",\"name\":\"session/create\",\"correlation\":\"oam-3\",\"ok\":true,\"payload\":{\"session\":\"clock\",\"options\":{\"targets\":[{\"target\":\"gabp:shop\",\"tools\":[\"world/get_time\"]}]},\"model\":{\"type\":\"scripted\",\"steps\":[{\"toolCalls\":[{\"name\":\"world.get_time\",\"arguments\":{},\"id\":\"k1\"}]},{\"text\":\"Tick tock.\"}]}}}\n"
-    "{\"kind\":\"request\",\"plugin\":\"oam\",\"name\":\"session/respond\",\"correlation\":\"oam-4\",\"ok\":true,\"payload\":{\"session\":\"clock\",\"prompt\":\"Time?\"}}\n"
-    "{\"kind\":\"model-step\",\"plugin\":\"oam\",\"name\":\"scripted\",\"correlation\":\"oam-4\",\"ok\":true,\"payload\":{\"transcript\":1,\"tools\":1,\"last\":\"Time?\"}}\n"
-    "{\"kind\":\"model-result\",\"plugin\":\"oam\",\"name\":\"scripted\",\"correlation\":\"oam-4\",\"durationUs\":\"D\",\"ok\":true,\"payload\":{\"toolCalls\":[\"world.get_time\"],\"usage\":{\"inputTokens\":2,\"outputTokens\":13}}}\n"
-    "{\"kind\":\"tool-call\",\"plugin\":\"oam\",\"target\":\"gabp:shop\",\"name\":\"world/get_time\",\"correlation\":\"oam-4\",\"ok\":true,\"payload\":{}}\n"
-    "{\"kind\":\"tool-result\",\"plugin\":\"oam\",\"target\":\"gabp:shop\",\"name\":\"world/get_time\",\"correlation\":\"oam-4\",\"durationUs\":\"D\",\"ok\":true,\"payload\":{\"tick\":\"T\"}}\n"
-    "{\"kind\":\"model-step\",\"plugin\":\"oam\",\"name\":\"scripted\",\"correlation\":\"oam-4\",\"ok\":true,\"payload\":{\"transcript\":3,\"tools\":1}}\n"
-    "{\"kind\":\"model-result\",\"plugin\":\"oam\",\"name\":\"scripted\",\"correlation\":\"oam-4\",\"durationUs\":\"D\",\"ok\":true,\"payload\":{\"text\":\"Tick tock.\",\"usage\":{\"inputTokens\":\"N\",\"outputTokens\":3}}}\n");
+    "{\"kind\":\"request\",\"plugin\":\"oam\",\"session\":\"clock\",\"name\":\"session/create\",\"correlation\":\"oam-3\",\"ok\":true,\"payload\":{\"session\":\"clock\",\"options\":{\"targets\":[{\"target\":\"gabp:shop\",\"tools\":[\"world/get_time\"]}]},\"model\":{\"type\":\"scripted\",\"steps\":[{\"toolCalls\":[{\"name\":\"world.get_time\",\"arguments\":{},\"id\":\"k1\"}]},{\"text\":\"Tick tock.\"}]}}}\n"
+    "{\"kind\":\"request\",\"plugin\":\"oam\",\"session\":\"clock\",\"name\":\"session/respond\",\"correlation\":\"oam-4\",\"ok\":true,\"payload\":{\"session\":\"clock\",\"prompt\":\"Time?\"}}\n"
+    "{\"kind\":\"model-step\",\"plugin\":\"oam\",\"session\":\"clock\",\"name\":\"scripted\",\"correlation\":\"oam-4\",\"ok\":true,\"payload\":{\"transcript\":1,\"tools\":1,\"last\":\"Time?\"}}\n"
+    "{\"kind\":\"model-result\",\"plugin\":\"oam\",\"session\":\"clock\",\"name\":\"scripted\",\"correlation\":\"oam-4\",\"durationUs\":\"D\",\"ok\":true,\"payload\":{\"toolCalls\":[\"world.get_time\"],\"usage\":{\"inputTokens\":2,\"outputTokens\":13}}}\n"
+    "{\"kind\":\"tool-call\",\"plugin\":\"oam\",\"target\":\"gabp:shop\",\"session\":\"clock\",\"name\":\"world/get_time\",\"correlation\":\"oam-4\",\"ok\":true,\"payload\":{}}\n"
+    "{\"kind\":\"tool-result\",\"plugin\":\"oam\",\"target\":\"gabp:shop\",\"session\":\"clock\",\"name\":\"world/get_time\",\"correlation\":\"oam-4\",\"durationUs\":\"D\",\"ok\":true,\"payload\":{\"tick\":\"T\"}}\n"
+    "{\"kind\":\"model-step\",\"plugin\":\"oam\",\"session\":\"clock\",\"name\":\"scripted\",\"correlation\":\"oam-4\",\"ok\":true,\"payload\":{\"transcript\":3,\"tools\":1}}\n"
+    "{\"kind\":\"model-result\",\"plugin\":\"oam\",\"session\":\"clock\",\"name\":\"scripted\",\"correlation\":\"oam-4\",\"durationUs\":\"D\",\"ok\":true,\"payload\":{\"text\":\"Tick tock.\",\"usage\":{\"inputTokens\":\"N\",\"outputTokens\":3}}}\n");
+  /* --session clock: the oam session's records, from its creation on. */
+  g_assert_nonnull (strstr (got, "{\"kind\":\"request\",\"plugin\":\"oam\""));
+  g_assert_cmpstr (got_clock, ==, strstr (got, "{\"kind\":\"request\",\"plugin\":\"oam\""));
   /* --errors: the failure only. */
   g_assert_cmpstr (got_failed, ==,
     "{\"kind\":\"tool-result\",\"plugin\":\"mcp\",\"target\":\"gabp:shop\",\"name\":\"world/nothing\",\"correlation\":\"mcp-2\",\"durationUs\":\"D\",\"ok\":false,\"error\":\"world/nothing: the mod answered -31002: tool not found\"}\n");
@@ -419,11 +425,110 @@ test_records (Fixture       *f,
   }
 }
 
+/* A reader that stops reading: the gateway goes on answering, the records
+ * it had no room for are dropped for that reader only, and it is told how
+ * many once it reads again. */
+static void
+test_slow_reader (Fixture       *f,
+                  gconstpointer  data)
+{
+  const guint n = 3000;
+  g_autofree char *description = g_strnfill (1200, 'd');
+  g_autoptr(GgTestProcess) tap = NULL;
+  g_autofree char *all = NULL;
+  SocketClient *oam, *slow;
+  guint64 received = 0, dropped = 0, drop_records = 0, other = 0;
+
+  oam = socket_client_connect (f->oam_socket);
+  slow = socket_client_connect (f->tap_socket);
+  /* Only oam's records, never reading them. */
+  socket_send (slow, "{\"plugin\":\"oam\"}");
+  gg_test_spin (200);
+  /* A reader that keeps up, at the same time. */
+  tap = start_tap (f, "--json", "--plugin=oam");
+
+  for (guint i = 1; i <= n; i++)
+    {
+      g_autofree char *request = g_strdup_printf (
+        "{\"jsonrpc\":\"2.0\",\"id\":%u,\"method\":\"tools/validate\",\"params\":{\"tools\":[{\"name\":\"t\","
+        "\"description\":\"%s\",\"execution\":\"client\"}]}}", i, description);
+      g_autofree char *line = NULL;
+      g_autofree char *id = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%u,\"result\":", i);
+
+      socket_send (oam, request);
+      line = socket_recv (oam);
+      g_assert_true (g_str_has_prefix (line, id));
+    }
+
+  /* Now it reads: what it was queued, then how many it missed. */
+  while (received + dropped < n)
+    {
+      g_autofree char *line = socket_recv (slow);
+      g_autoptr(JsonNode) node = gg_json_parse (line, -1, GG_JSON_DEFAULT_MAX_DEPTH, NULL);
+      JsonObject *record = json_node_get_object (node);
+      const char *kind = json_object_get_string_member (record, "kind");
+
+      if (g_str_equal (kind, "dropped"))
+        {
+          g_assert_cmpint (json_object_get_int_member (record, "count"), >, 0);
+          g_assert_cmpuint (json_object_get_size (record), ==, 2);
+          dropped += (guint64) json_object_get_int_member (record, "count");
+          drop_records++;
+        }
+      else if (g_str_equal (kind, "request"))
+        {
+          g_assert_cmpstr (json_object_get_string_member (record, "plugin"), ==, "oam");
+          g_assert_cmpstr (json_object_get_string_member (record, "name"), ==, "tools/validate");
+          /* Cut to a length. */
+          g_assert_true (json_object_get_boolean_member (record, "truncated"));
+          received++;
+        }
+      else
+        other++;
+    }
+  g_test_message ("slow reader: %" G_GUINT64_FORMAT " received, %" G_GUINT64_FORMAT " dropped in %"
+                  G_GUINT64_FORMAT " gaps", received, dropped, drop_records);
+  g_assert_cmpuint (received + dropped, ==, n);
+  g_assert_cmpuint (dropped, >, 0);
+  g_assert_cmpuint (other, ==, 0);
+  socket_client_free (slow);
+  socket_client_free (oam);
+
+  /* `gamegate tap`, whose output nobody read meanwhile, accounts for
+   * every record too: shown, or counted as dropped. */
+  {
+    guint64 shown = 0, missed = 0;
+
+    while (shown + missed < n)
+      {
+        g_autoptr(GError) error = NULL;
+        g_autofree char *line = gg_test_process_read_line (tap, gg_test_timeout_ms (20000), &error);
+        g_autoptr(JsonNode) node = NULL;
+        JsonObject *record;
+
+        g_assert_no_error (error);
+        g_assert_nonnull (line);
+        node = gg_json_parse (line, -1, GG_JSON_DEFAULT_MAX_DEPTH, NULL);
+        record = json_node_get_object (node);
+        if (g_str_equal (json_object_get_string_member (record, "kind"), "dropped"))
+          missed += (guint64) json_object_get_int_member (record, "count");
+        else if (g_strcmp0 (json_object_get_string_member_with_default (record, "name", NULL), "tools/validate") == 0)
+          shown++;
+      }
+    g_test_message ("gamegate tap: %" G_GUINT64_FORMAT " shown, %" G_GUINT64_FORMAT " dropped", shown, missed);
+    g_assert_cmpuint (shown + missed, ==, n);
+  }
+  gg_test_process_send_signal (f->daemon, SIGTERM);
+  all = finish_tap (tap);
+  g_assert_cmpstr (all, ==, "");
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add ("/tap/records", Fixture, NULL, fixture_setup, test_records, fixture_teardown);
+  g_test_add ("/tap/slow-reader", Fixture, NULL, fixture_setup, test_slow_reader, fixture_teardown);
   return g_test_run ();
 }

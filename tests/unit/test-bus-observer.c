@@ -218,7 +218,7 @@ test_tool_records (void)
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   g_autofree char *id = NULL;
   g_autofree char *text = NULL;
-  const char *plugin = NULL;
+  const char *plugin = NULL, *session = NULL;
   Seen seen;
 
   seen_init (&seen);
@@ -227,11 +227,13 @@ test_tool_records (void)
 
   id = gg_bus_new_correlation (bus, "mcp");
   g_assert_cmpstr (id, ==, "mcp-1");
-  gg_bus_set_correlation (cancellable, "mcp", id);
-  g_assert_cmpstr (gg_bus_get_correlation (cancellable, &plugin), ==, "mcp-1");
+  gg_bus_set_correlation (cancellable, "mcp", NULL, id);
+  g_assert_cmpstr (gg_bus_get_correlation (cancellable, &plugin, &session), ==, "mcp-1");
   g_assert_cmpstr (plugin, ==, "mcp");
-  g_assert_null (gg_bus_get_correlation (NULL, &plugin));
+  g_assert_null (session);
+  g_assert_null (gg_bus_get_correlation (NULL, &plugin, &session));
   g_assert_null (plugin);
+  g_assert_null (session);
 
   /* Secrets are masked in what the observer sees, not in the call. */
   call (target, "echo", "{\"token\":\"hunter2\",\"n\":1}", cancellable);
@@ -366,7 +368,7 @@ test_agent_turn (void)
   gg_bus_add_observer (bus, observe, &seen, NULL);
 
   id = gg_bus_new_correlation (bus, "oam");
-  gg_bus_set_correlation (cancellable, "oam", id);
+  gg_bus_set_correlation (cancellable, "oam", "npc-gorm", id);
   turn = gg_agent_turn_new (model, NULL, NULL, json_node_get_array (tools), "What time is it?", NULL, NULL);
   gg_agent_turn_set_executor (turn, run_on_bus, bus, NULL);
   turn_done = FALSE;
@@ -381,17 +383,17 @@ test_agent_turn (void)
 
   text = joined (&seen);
   g_assert_cmpstr (text, ==,
-    "{\"kind\":\"model-step\",\"plugin\":\"oam\",\"name\":\"GgTestFakeModel\",\"correlation\":\"oam-1\",\"ok\":true,"
+    "{\"kind\":\"model-step\",\"plugin\":\"oam\",\"session\":\"npc-gorm\",\"name\":\"GgTestFakeModel\",\"correlation\":\"oam-1\",\"ok\":true,"
       "\"payload\":{\"transcript\":1,\"tools\":1,\"last\":\"What time is it?\"}}\n"
-    "{\"kind\":\"model-result\",\"plugin\":\"oam\",\"name\":\"GgTestFakeModel\",\"correlation\":\"oam-1\",\"durationUs\":\"D\",\"ok\":true,"
+    "{\"kind\":\"model-result\",\"plugin\":\"oam\",\"session\":\"npc-gorm\",\"name\":\"GgTestFakeModel\",\"correlation\":\"oam-1\",\"durationUs\":\"D\",\"ok\":true,"
       "\"payload\":{\"toolCalls\":[\"clock\"],\"usage\":{\"inputTokens\":10,\"outputTokens\":2}}}\n"
-    "{\"kind\":\"tool-call\",\"plugin\":\"oam\",\"target\":\"test:echo\",\"name\":\"echo\",\"correlation\":\"oam-1\",\"ok\":true,"
+    "{\"kind\":\"tool-call\",\"plugin\":\"oam\",\"target\":\"test:echo\",\"session\":\"npc-gorm\",\"name\":\"echo\",\"correlation\":\"oam-1\",\"ok\":true,"
       "\"payload\":{\"zone\":\"utc\"}}\n"
-    "{\"kind\":\"tool-result\",\"plugin\":\"oam\",\"target\":\"test:echo\",\"name\":\"echo\",\"correlation\":\"oam-1\",\"durationUs\":\"D\",\"ok\":true,"
+    "{\"kind\":\"tool-result\",\"plugin\":\"oam\",\"target\":\"test:echo\",\"session\":\"npc-gorm\",\"name\":\"echo\",\"correlation\":\"oam-1\",\"durationUs\":\"D\",\"ok\":true,"
       "\"payload\":{\"zone\":\"utc\"}}\n"
-    "{\"kind\":\"model-step\",\"plugin\":\"oam\",\"name\":\"GgTestFakeModel\",\"correlation\":\"oam-1\",\"ok\":true,"
+    "{\"kind\":\"model-step\",\"plugin\":\"oam\",\"session\":\"npc-gorm\",\"name\":\"GgTestFakeModel\",\"correlation\":\"oam-1\",\"ok\":true,"
       "\"payload\":{\"transcript\":3,\"tools\":1}}\n"
-    "{\"kind\":\"model-result\",\"plugin\":\"oam\",\"name\":\"GgTestFakeModel\",\"correlation\":\"oam-1\",\"durationUs\":\"D\",\"ok\":true,"
+    "{\"kind\":\"model-result\",\"plugin\":\"oam\",\"session\":\"npc-gorm\",\"name\":\"GgTestFakeModel\",\"correlation\":\"oam-1\",\"durationUs\":\"D\",\"ok\":true,"
       "\"payload\":{\"text\":\"It is noon.\",\"usage\":{\"inputTokens\":0,\"outputTokens\":0}}}\n"
     "{\"kind\":\"target-event\",\"target\":\"test:echo\",\"name\":\"world\",\"ok\":true,\"payload\":{\"seq\":7,\"event\":{\"door\":\"open\"}}}");
   g_ptr_array_unref (seen.lines);
