@@ -375,6 +375,36 @@ method_trampoline (GgJsonRpcPeer    *peer,
 }
 
 /**
+ * gg_oam_report_lifecycle:
+ * @self: a connection
+ * @name: what happened (`session/created`, `npc/deleted`, `decision/done`)
+ * @id: the session, NPC or decision concerned
+ * @work: (nullable): the work's cancellable, for its correlation id; without
+ *   one, the request being dispatched (if any)
+ * @error: (nullable): how it failed
+ *
+ * Reports a lifecycle event to the bus tap, when it is observed.
+ */
+void
+gg_oam_report_lifecycle (GgOamConnection *self,
+                         const char      *name,
+                         const char      *id,
+                         GCancellable    *work,
+                         const GError    *error)
+{
+  if (G_LIKELY (!gg_bus_is_observed (self->bus)))
+    return;
+
+  GgBusRecord record = {
+    .kind = "lifecycle", .plugin = "oam", .session = id, .name = name,
+    .correlation = work != NULL ? gg_bus_get_correlation (work, NULL, NULL) : dispatch_correlation,
+    .duration_us = -1, .error = error,
+  };
+
+  gg_bus_report (self->bus, &record);
+}
+
+/**
  * gg_oam_tag_cancellable:
  * @cancellable: the cancellable of work a request starts
  *

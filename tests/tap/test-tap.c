@@ -322,6 +322,26 @@ finish_tap (GgTestProcess *tap)
   return out;
 }
 
+/* The lines of @tap up to the first holding @needle, each with its "\n". */
+static char *
+read_until (GgTestProcess *tap,
+            const char    *needle)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  for (;;)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *line = gg_test_process_read_line (tap, gg_test_timeout_ms (20000), &error);
+
+      g_assert_no_error (error);
+      g_assert_nonnull (line);
+      g_string_append_printf (text, "%s\n", line);
+      if (strstr (line, needle) != NULL)
+        return g_string_free (g_steal_pointer (&text), FALSE);
+    }
+}
+
 /* ---- the tests ------------------------------------------------------------- */
 
 static void
@@ -376,12 +396,21 @@ test_records (Fixture       *f,
   }
   socket_client_free (oam);
 
-  /* The daemon's shutdown ends the taps' streams. */
-  gg_test_process_send_signal (f->daemon, SIGTERM);
-  all = finish_tap (tap);
+  /* The session goes with its client; then the daemon's shutdown ends
+   * the taps' streams. */
+  {
+    g_autofree char *head = read_until (tap, "\"session/deleted\"");
+    g_autofree char *clock_head = read_until (clock, "\"session/deleted\"");
+    g_autofree char *rest = NULL, *clock_rest = NULL;
+
+    gg_test_process_send_signal (f->daemon, SIGTERM);
+    rest = finish_tap (tap);
+    clock_rest = finish_tap (clock);
+    all = g_strconcat (head, rest, NULL);
+    of_clock = g_strconcat (clock_head, clock_rest, NULL);
+  }
   failed = finish_tap (errors);
   readable = finish_tap (people);
-  of_clock = finish_tap (clock);
   got = normalise (all);
   got_failed = normalise (failed);
   got_clock = normalise (of_clock);
@@ -396,13 +425,16 @@ test_records (Fixture       *f,
     "{\"kind\":\"tool-call\",\"plugin\":\"mcp\",\"target\":\"gabp:shop\",\"name\":\"world/nothing\",\"correlation\":\"mcp-2\",\"ok\":true,\"payload\":{}}\n"
     "{\"kind\":\"tool-result\",\"plugin\":\"mcp\",\"target\":\"gabp:shop\",\"name\":\"world/nothing\",\"correlation\":\"mcp-2\",\"durationUs\":\"D\",\"ok\":false,\"error\":\"world/nothing: the mod answered -31002: tool not found\"}\n"
     "{\"kind\":\"request\",\"plugin\":\"oam\",\"session\":\"clock\",\"name\":\"session/create\",\"correlation\":\"oam-3\",\"ok\":true,\"payload\":{\"session\":\"clock\",\"options\":{\"targets\":[{\"target\":\"gabp:shop\",\"tools\":[\"world/get_time\"]}]},\"model\":{\"type\":\"scripted\",\"steps\":[{\"toolCalls\":[{\"name\":\"world.get_time\",\"arguments\":{},\"id\":\"k1\"}]},{\"text\":\"Tick tock.\"}]}}}\n"
+    "{\"kind\":\"lifecycle\",\"plugin\":\"oam\",\"session\":\"clock\",\"name\":\"session/created\",\"correlation\":\"oam-3\",\"ok\":true}\n"
     "{\"kind\":\"request\",\"plugin\":\"oam\",\"session\":\"clock\",\"name\":\"session/respond\",\"correlation\":\"oam-4\",\"ok\":true,\"payload\":{\"session\":\"clock\",\"prompt\":\"Time?\"}}\n"
     "{\"kind\":\"model-step\",\"plugin\":\"oam\",\"session\":\"clock\",\"name\":\"scripted\",\"correlation\":\"oam-4\",\"ok\":true,\"payload\":{\"transcript\":1,\"tools\":1,\"last\":\"Time?\"}}\n"
     "{\"kind\":\"model-result\",\"plugin\":\"oam\",\"session\":\"clock\",\"name\":\"scripted\",\"correlation\":\"oam-4\",\"durationUs\":\"D\",\"ok\":true,\"payload\":{\"toolCalls\":[\"world.get_time\"],\"usage\":{\"inputTokens\":2,\"outputTokens\":13}}}\n"
     "{\"kind\":\"tool-call\",\"plugin\":\"oam\",\"target\":\"gabp:shop\",\"session\":\"clock\",\"name\":\"world/get_time\",\"correlation\":\"oam-4\",\"ok\":true,\"payload\":{}}\n"
     "{\"kind\":\"tool-result\",\"plugin\":\"oam\",\"target\":\"gabp:shop\",\"session\":\"clock\",\"name\":\"world/get_time\",\"correlation\":\"oam-4\",\"durationUs\":\"D\",\"ok\":true,\"payload\":{\"tick\":\"T\"}}\n"
     "{\"kind\":\"model-step\",\"plugin\":\"oam\",\"session\":\"clock\",\"name\":\"scripted\",\"correlation\":\"oam-4\",\"ok\":true,\"payload\":{\"transcript\":3,\"tools\":1}}\n"
-    "{\"kind\":\"model-result\",\"plugin\":\"oam\",\"session\":\"clock\",\"name\":\"scripted\",\"correlation\":\"oam-4\",\"durationUs\":\"D\",\"ok\":true,\"payload\":{\"text\":\"Tick tock.\",\"usage\":{\"inputTokens\":\"N\",\"outputTokens\":3}}}\n");
+    "{\"kind\":\"model-result\",\"plugin\":\"oam\",\"session\":\"clock\",\"name\":\"scripted\",\"correlation\":\"oam-4\",\"durationUs\":\"D\",\"ok\":true,\"payload\":{\"text\":\"Tick tock.\",\"usage\":{\"inputTokens\":\"N\",\"outputTokens\":3}}}\n"
+    /* The client went away: its session with it. */
+    "{\"kind\":\"lifecycle\",\"plugin\":\"oam\",\"session\":\"clock\",\"name\":\"session/deleted\",\"ok\":true}\n");
   /* --session clock: the oam session's records, from its creation on. */
   g_assert_nonnull (strstr (got, "{\"kind\":\"request\",\"plugin\":\"oam\""));
   g_assert_cmpstr (got_clock, ==, strstr (got, "{\"kind\":\"request\",\"plugin\":\"oam\""));
