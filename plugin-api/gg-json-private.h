@@ -19,6 +19,13 @@ JsonNode *_gg_json_node_take_array (JsonArray  *array);
 /* Appends @node in the compact form of gg_json_to_string(). */
 void      _gg_json_append (GString  *out,
                            JsonNode *node);
+/* The one compact writer behind both: with @mark_doubles an integral double
+ * keeps a '.0' (gg_json_to_string: gamegate reads its own output back and
+ * keeps the type); without, it is written as the integer it equals, as the
+ * JSON-RPC peers (JavaScript, Swift) write it: oam's wire shows `1`. */
+void      _gg_json_append_full (GString  *out,
+                                JsonNode *node,
+                                gboolean  mark_doubles);
 
 /* Appends @str as a JSON string literal, quotes included. */
 void      _gg_json_append_string (GString    *out,
@@ -38,5 +45,11 @@ gboolean  _gg_json_node_is_number (JsonNode *node);
 gboolean  _gg_json_node_is_integral (JsonNode *node);
 int       _gg_json_number_compare (JsonNode *a,
                                    JsonNode *b);
+
+/* gg-json-canonical.c: RFC 8785 pieces for writers that build on them. */
+void      _gg_json_canonical_number (GString *out,
+                                     double   value);
+void      _gg_json_canonical_append (GString  *out,
+                                     JsonNode *node);
 
 G_END_DECLS

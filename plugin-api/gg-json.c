@@ -109,8 +109,9 @@ append_int (GString *out,
 }
 
 static void
-append_double (GString *out,
-               double   d)
+append_double (GString  *out,
+               double    d,
+               gboolean  mark_doubles)
 {
   static const char *const formats[] = { "%.15g", "%.16g", "%.17g" };
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
@@ -129,13 +130,21 @@ append_double (GString *out,
     }
   g_string_append (out, buf);
   /* Keep it a double when read back: "1.0", not "1". */
-  if (strpbrk (buf, ".e") == NULL)
+  if (mark_doubles && strpbrk (buf, ".e") == NULL)
     g_string_append_len (out, ".0", 2);
 }
 
 void
 _gg_json_append (GString  *out,
                  JsonNode *node)
+{
+  _gg_json_append_full (out, node, TRUE);
+}
+
+void
+_gg_json_append_full (GString  *out,
+                      JsonNode *node,
+                      gboolean  mark_doubles)
 {
   switch (json_node_get_node_type (node))
     {
@@ -155,7 +164,7 @@ _gg_json_append (GString  *out,
             first = FALSE;
             _gg_json_append_string (out, name);
             g_string_append_c (out, ':');
-            _gg_json_append (out, member);
+            _gg_json_append_full (out, member, mark_doubles);
           }
         g_string_append_c (out, '}');
       }
@@ -171,7 +180,7 @@ _gg_json_append (GString  *out,
           {
             if (i > 0)
               g_string_append_c (out, ',');
-            _gg_json_append (out, json_array_get_element (array, i));
+            _gg_json_append_full (out, json_array_get_element (array, i), mark_doubles);
           }
         g_string_append_c (out, ']');
       }
@@ -184,7 +193,7 @@ _gg_json_append (GString  *out,
           append_int (out, json_node_get_int (node));
           break;
         case G_TYPE_DOUBLE:
-          append_double (out, json_node_get_double (node));
+          append_double (out, json_node_get_double (node), mark_doubles);
           break;
         case G_TYPE_BOOLEAN:
           if (json_node_get_boolean (node))

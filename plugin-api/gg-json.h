@@ -55,6 +55,8 @@ char     *gg_json_object_to_string  (JsonObject *object);
 /* A copy that shares nothing with @node (json_node_copy() shares objects
  * and arrays by reference). The copy is mutable. */
 JsonNode *gg_json_copy              (JsonNode *node);
+char     *gg_json_canonical_string  (JsonNode *node);
+char     *gg_json_canonical_digest  (JsonNode *node);
 void      gg_json_mask_secrets      (JsonNode *node);
 gboolean  gg_json_equal             (JsonNode *a,
                                      JsonNode *b);

@@ -1,6 +1,6 @@
 /* gg-jsonrpc-wire.c: the JSON text of JSON-RPC: a cheap check of incoming
- * text before json-glib parses it, a compact serializer for outgoing
- * messages, and id rules.
+ * text before json-glib parses it, the compact writer for outgoing messages
+ * (gg-json.c's, with integral doubles as integers), and id rules.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -27,24 +27,6 @@ _gg_jsonrpc_write_string (GString    *out,
   _gg_json_append_string (out, s);
 }
 
-static void
-write_double (GString *out,
-              double   v)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  if (!isfinite (v))
-    {
-      g_string_append (out, "null");
-      return;
-    }
-  /* The shortest of %.15g / %.17g that reads back as the same value. */
-  g_ascii_formatd (buf, sizeof buf, "%.15g", v);
-  if (g_ascii_strtod (buf, NULL) != v)
-    g_ascii_formatd (buf, sizeof buf, "%.17g", v);
-  g_string_append (out, buf);
-}
-
 void
 _gg_jsonrpc_write_member (JsonObject  *object,
                           const char  *name,
@@ -61,66 +43,16 @@ _gg_jsonrpc_write_member (JsonObject  *object,
   _gg_jsonrpc_write_node (w->out, node);
 }
 
+/* gg_json_to_string()'s writer, with integral doubles as integers (see
+ * _gg_json_append_full()). */
 void
 _gg_jsonrpc_write_node (GString  *out,
                         JsonNode *node)
 {
   if (node == NULL)
-    {
-      g_string_append (out, "null");
-      return;
-    }
-
-  switch (json_node_get_node_type (node))
-    {
-    case JSON_NODE_OBJECT:
-      {
-        GgJsonRpcMemberWriter w = { out, TRUE };
-
-        g_string_append_c (out, '{');
-        json_object_foreach_member (json_node_get_object (node), _gg_jsonrpc_write_member, &w);
-        g_string_append_c (out, '}');
-      }
-      break;
-
-    case JSON_NODE_ARRAY:
-      {
-        JsonArray *array = json_node_get_array (node);
-        guint n = json_array_get_length (array);
-
-        g_string_append_c (out, '[');
-        for (guint i = 0; i < n; i++)
-          {
-            if (i > 0)
-              g_string_append_c (out, ',');
-            _gg_jsonrpc_write_node (out, json_array_get_element (array, i));
-          }
-        g_string_append_c (out, ']');
-      }
-      break;
-
-    case JSON_NODE_VALUE:
-      {
-        GType type = json_node_get_value_type (node);
-
-        if (type == G_TYPE_INT64)
-          g_string_append_printf (out, "%" G_GINT64_FORMAT, json_node_get_int (node));
-        else if (type == G_TYPE_DOUBLE)
-          write_double (out, json_node_get_double (node));
-        else if (type == G_TYPE_BOOLEAN)
-          g_string_append (out, json_node_get_boolean (node) ? "true" : "false");
-        else if (type == G_TYPE_STRING && json_node_get_string (node) != NULL)
-          _gg_jsonrpc_write_string (out, json_node_get_string (node));
-        else
-          g_string_append (out, "null");
-      }
-      break;
-
-    case JSON_NODE_NULL:
-    default:
-      g_string_append (out, "null");
-      break;
-    }
+    g_string_append (out, "null");
+  else
+    _gg_json_append_full (out, node, FALSE);
 }
 
 /* Checking incoming text */

@@ -5,14 +5,15 @@
  * are removed first so that a gamegate started from a GABS-launched shell
  * cannot leak a stale token, then GABP_SERVER_PORT, GABP_TOKEN (32 bytes
  * from getrandom, as hex; new for every launch) and GABS_GAME_ID are set.
+ * The game runs as a GgChildProcess: it leads its own process group, so a
+ * stop (SIGTERM, then SIGKILL after the grace time) reaches whatever the
+ * game started too.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
 
-#include <signal.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "gg-gabp-launcher.h"
 
@@ -25,10 +26,7 @@ struct _GgGabpLauncher
   guint16      configured_port;
   guint16      port;
   char        *token;
-  GSubprocess *process;
-  GCancellable *cancellable;
-  GQueue       stop_tasks;
-  guint        kill_id;
+  GgChildProcess *process;
 };
 
 enum { SIGNAL_EXITED, N_SIGNALS };
@@ -49,14 +47,10 @@ gg_gabp_launcher_dispose (GObject *object)
 {
   GgGabpLauncher *self = GG_GABP_LAUNCHER (object);
 
-  /* A game we started does not outlive us. */
+  /* A game we started does not outlive us: disposing of it kills its group. */
   if (self->process != NULL)
-    g_subprocess_force_exit (self->process);
-  if (self->cancellable != NULL)
-    g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
+    g_signal_handlers_disconnect_by_data (self->process, self);
   g_clear_object (&self->process);
-  g_clear_handle_id (&self->kill_id, g_source_remove);
   G_OBJECT_CLASS (gg_gabp_launcher_parent_class)->dispose (object);
 }
 
@@ -86,7 +80,6 @@ gg_gabp_launcher_class_init (GgGabpLauncherClass *klass)
 static void
 gg_gabp_launcher_init (GgGabpLauncher *self)
 {
-  g_queue_init (&self->stop_tasks);
 }
 
 /**
@@ -142,62 +135,16 @@ gg_gabp_launcher_build_environ (const char * const *base,
   return g_strv_builder_end (builder);
 }
 
-/**
- * gg_gabp_pick_free_port:
- * @error: return location for a #GError
- *
- * Asks the kernel for a free TCP port on 127.0.0.1.
- *
- * Returns: the port, or 0
- */
-guint16
-gg_gabp_pick_free_port (GError **error)
-{
-  g_autoptr(GSocket) socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
-                                            G_SOCKET_PROTOCOL_TCP, error);
-  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
-  g_autoptr(GSocketAddress) bound = NULL;
-
-  if (socket == NULL || !g_socket_bind (socket, address, FALSE, error))
-    return 0;
-  bound = g_socket_get_local_address (socket, error);
-  if (bound == NULL)
-    return 0;
-  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
-}
-
 static void
-finish_stop_tasks (GgGabpLauncher *self)
-{
-  GTask *task;
-
-  g_clear_handle_id (&self->kill_id, g_source_remove);
-  while ((task = g_queue_pop_head (&self->stop_tasks)) != NULL)
-    {
-      g_task_return_boolean (task, TRUE);
-      g_object_unref (task);
-    }
-}
-
-static void
-on_wait_done (GObject      *source,
-              GAsyncResult *result,
-              gpointer      user_data)
+on_game_exited (GgChildProcess *process,
+                int             status,
+                gpointer        user_data)
 {
   GgGabpLauncher *self = user_data;
-  GSubprocess *process = G_SUBPROCESS (source);
-  g_autoptr(GError) error = NULL;
-  int status;
+  g_autoptr(GgChildProcess) gone = g_steal_pointer (&self->process);
 
-  if (!g_subprocess_wait_finish (process, result, &error))
-    return;  /* cancelled: the launcher is gone */
-  if (self->process != process)
-    return;
-  status = g_subprocess_get_status (process);
-  g_clear_object (&self->process);
+  g_signal_handlers_disconnect_by_data (gone, self);
   g_message ("game %s exited (wait status %d)", self->game_id, status);
-  finish_stop_tasks (self);
   g_signal_emit (self, signals[SIGNAL_EXITED], 0, status);
 }
 
@@ -215,17 +162,15 @@ gboolean
 gg_gabp_launcher_launch (GgGabpLauncher  *self,
                          GError         **error)
 {
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_auto(GStrv) base = g_get_environ ();
   g_auto(GStrv) env = NULL;
-  int stdout_fd;
 
   if (self->process != NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_BUSY, "game %s is already running", self->game_id);
       return FALSE;
     }
-  self->port = self->configured_port != 0 ? self->configured_port : gg_gabp_pick_free_port (error);
+  self->port = self->configured_port != 0 ? self->configured_port : gg_loopback_port_pick_free (error);
   if (self->port == 0)
     return FALSE;
   wipe_token (self);
@@ -236,24 +181,18 @@ gg_gabp_launcher_launch (GgGabpLauncher  *self,
   env = gg_gabp_launcher_build_environ ((const char * const *) base, self->port, self->token, self->game_id);
   /* stdin from /dev/null and stdout into our stderr (the journal): in
    * `gamegate mcp` stdin and stdout carry protocol messages. */
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
-  stdout_fd = dup (STDERR_FILENO);
-  if (stdout_fd >= 0)
-    g_subprocess_launcher_take_stdout_fd (launcher, stdout_fd);
-  g_subprocess_launcher_set_environ (launcher, env);
+  self->process = gg_child_process_spawn ((const char * const *) self->argv, (const char * const *) env, NULL,
+                                          GG_CHILD_PROCESS_NONE, error);
   for (gsize i = 0; env[i] != NULL; i++)
     memset (env[i], 0, strlen (env[i]));
-  self->process = g_subprocess_launcher_spawnv (launcher, (const char * const *) self->argv, error);
   if (self->process == NULL)
     {
       g_prefix_error (error, "cannot launch game %s: ", self->game_id);
       return FALSE;
     }
-  if (self->cancellable == NULL)
-    self->cancellable = g_cancellable_new ();
-  g_subprocess_wait_async (self->process, self->cancellable, on_wait_done, self);
-  g_message ("launched game %s (pid %s) with its mod on port %u", self->game_id,
-             g_subprocess_get_identifier (self->process), self->port);
+  g_signal_connect (self->process, "exited", G_CALLBACK (on_game_exited), self);
+  g_message ("launched game %s (pid %" G_GINT64_FORMAT ") with its mod on port %u", self->game_id,
+             gg_child_process_get_pid (self->process), self->port);
   return TRUE;
 }
 
@@ -278,22 +217,26 @@ gg_gabp_launcher_get_token (GgGabpLauncher *self)
   return self->token;
 }
 
-static gboolean
-on_kill_timeout (gpointer user_data)
+static void
+on_stopped (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
 {
-  GgGabpLauncher *self = user_data;
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+  GgChildStopHow how = gg_child_process_stop_finish (GG_CHILD_PROCESS (source), result, &error);
 
-  self->kill_id = 0;
-  if (self->process != NULL)
-    g_subprocess_force_exit (self->process);
-  return G_SOURCE_REMOVE;
+  if (how == GG_CHILD_STOP_WOULD_NOT_DIE)
+    g_warning ("game %s: %s", GG_GABP_LAUNCHER (g_task_get_source_object (task))->game_id,
+               error != NULL ? error->message : "still there after SIGKILL");
+  g_task_return_boolean (task, how != GG_CHILD_STOP_WOULD_NOT_DIE);
 }
 
 /**
  * gg_gabp_launcher_stop_async:
  * @self: a launcher
  * @grace_ms: how long to wait after SIGTERM before SIGKILL
- * @callback: called once the game has exited
+ * @callback: called once the game (its whole process group) has exited
  * @user_data: for @callback
  */
 void
@@ -310,10 +253,8 @@ gg_gabp_launcher_stop_async (GgGabpLauncher      *self,
       g_object_unref (task);
       return;
     }
-  g_queue_push_tail (&self->stop_tasks, task);
-  g_subprocess_send_signal (self->process, SIGTERM);
-  if (self->kill_id == 0)
-    self->kill_id = g_timeout_add (grace_ms, on_kill_timeout, self);
+  /* A GABP mod has no close request: SIGTERM at once, SIGKILL after grace. */
+  gg_child_process_stop_async (self->process, 0, grace_ms, NULL, on_stopped, task);
 }
 
 /** gg_gabp_launcher_stop_finish: Returns: %TRUE once the game is gone. */

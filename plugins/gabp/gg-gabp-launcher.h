@@ -20,7 +20,6 @@ char          **gg_gabp_launcher_build_environ (const char * const *base,
                                                 guint16             port,
                                                 const char         *token,
                                                 const char         *game_id);
-guint16         gg_gabp_pick_free_port         (GError **error);
 gboolean        gg_gabp_launcher_launch        (GgGabpLauncher  *self,
                                                 GError         **error);
 gboolean        gg_gabp_launcher_is_running    (GgGabpLauncher *self);

@@ -4,22 +4,16 @@
  * gamegate/ tools are added for what GABP offers beyond tools (recent
  * events, attention, resources, state/set), each only when the mod's
  * capabilities list the method. Events are passed on in seq order per
- * channel: a duplicate or late event is dropped, a gap is reported on the
- * `gamegate/gap` channel first. A new session (the mod restarted) starts
- * every channel afresh.
+ * channel and the recent ones kept (gg-gabp-event-log.c). A session the
+ * mod refuses is reported as status "error" with the reason.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
 
+#include "gg-gabp-event-log.h"
+#include "gg-gabp-names.h"
 #include "gg-gabp-target.h"
-
-typedef struct {
-  guint64   cursor;
-  char     *channel;
-  guint64   seq;
-  JsonNode *payload;
-} RecentEvent;
 
 struct _GgGabpTarget
 {
@@ -32,11 +26,9 @@ struct _GgGabpTarget
   GCancellable    *cancellable;  /* session setup calls */
   JsonArray       *tools;        /* bus format, nullable until listed */
   GHashTable      *tool_tags;    /* name -> JsonArray (tags) */
-  GHashTable      *next_seq;     /* channel -> expected seq (guint64 *) */
-  GQueue           recent;       /* RecentEvent, oldest first */
-  guint64          cursor;       /* cursor of the next event recorded */
-  guint64          gap_seq;
+  GgGabpEventLog  *events;
   const char      *status;
+  char            *last_error;   /* why the last session attempt failed, nullable */
 };
 
 static void gg_gabp_target_iface_init (GgTargetInterface *iface);
@@ -82,14 +74,6 @@ static const SyntheticTool synthetic_tools[] = {
 };
 
 static void
-recent_event_free (RecentEvent *event)
-{
-  g_free (event->channel);
-  json_node_unref (event->payload);
-  g_free (event);
-}
-
-static void
 gg_gabp_target_dispose (GObject *object)
 {
   GgGabpTarget *self = GG_GABP_TARGET (object);
@@ -113,11 +97,11 @@ gg_gabp_target_finalize (GObject *object)
 
   g_free (self->name);
   g_free (self->id);
+  g_free (self->last_error);
   g_clear_object (&self->gate);
   g_clear_pointer (&self->tools, json_array_unref);
   g_hash_table_unref (self->tool_tags);
-  g_hash_table_unref (self->next_seq);
-  g_queue_clear_full (&self->recent, (GDestroyNotify) recent_event_free);
+  gg_gabp_event_log_free (self->events);
   G_OBJECT_CLASS (gg_gabp_target_parent_class)->finalize (object);
 }
 
@@ -136,8 +120,7 @@ gg_gabp_target_init (GgGabpTarget *self)
   self->gate = gg_gabp_attention_new ();
   self->tool_tags = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                            (GDestroyNotify) json_array_unref);
-  self->next_seq = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_queue_init (&self->recent);
+  self->events = gg_gabp_event_log_new ();
   self->status = "connecting";
 }
 
@@ -151,23 +134,33 @@ set_status (GgGabpTarget *self,
   gg_target_emit_status_changed (GG_TARGET (self));
 }
 
+/* A call while there is no session: why, in the words list_instances uses. */
+static void
+return_not_connected (GTask        *task,
+                      GgGabpTarget *self,
+                      const char   *what)
+{
+  if (self->last_error != NULL)
+    g_task_return_new_error (task, GG_TARGET_ERROR, GG_TARGET_ERROR_UNREACHABLE,
+                             "%s: %s", what, self->last_error);
+  else
+    g_task_return_new_error (task, GG_TARGET_ERROR, GG_TARGET_ERROR_UNREACHABLE,
+                             "%s: the mod is not connected (%s)", what, self->status);
+}
+
 /* Events ---------------------------------------------------------------- */
 
+/* The log hands over each event it keeps, a gap report first. */
 static void
-record_event (GgGabpTarget *self,
-              const char   *channel,
-              guint64       seq,
-              JsonNode     *payload)
+emit_event (const char *channel,
+            guint64     seq,
+            JsonNode   *payload,
+            gpointer    user_data)
 {
-  RecentEvent *event = g_new0 (RecentEvent, 1);
+  GgGabpTarget *self = user_data;
 
-  event->cursor = self->cursor++;
-  event->channel = g_strdup (channel);
-  event->seq = seq;
-  event->payload = json_node_copy (payload);
-  g_queue_push_tail (&self->recent, event);
-  while (g_queue_get_length (&self->recent) > GG_GABP_TARGET_RECENT_EVENTS)
-    recent_event_free (g_queue_pop_head (&self->recent));
+  if (!g_str_equal (channel, GG_GABP_GAP_CHANNEL))
+    gg_gabp_attention_handle_event (self->gate, channel, payload);
   gg_target_emit_event (GG_TARGET (self), channel, seq, payload);
 }
 
@@ -178,41 +171,7 @@ on_client_event (GgGabpClient *client,
                  JsonNode     *payload,
                  GgGabpTarget *self)
 {
-  guint64 *expected = g_hash_table_lookup (self->next_seq, channel);
-
-  if (expected != NULL && seq < *expected)
-    {
-      g_debug ("%s: dropping event %s #%" G_GUINT64_FORMAT " (expected #%" G_GUINT64_FORMAT ")",
-               self->id, channel, seq, *expected);
-      return;
-    }
-  if (expected != NULL && seq > *expected)
-    {
-      g_autoptr(JsonBuilder) builder = json_builder_new ();
-      g_autoptr(JsonNode) gap = NULL;
-
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "channel");
-      json_builder_add_string_value (builder, channel);
-      json_builder_set_member_name (builder, "expected");
-      json_builder_add_int_value (builder, (gint64) *expected);
-      json_builder_set_member_name (builder, "received");
-      json_builder_add_int_value (builder, (gint64) seq);
-      json_builder_end_object (builder);
-      gap = json_builder_get_root (builder);
-      g_message ("%s: events %s #%" G_GUINT64_FORMAT "..#%" G_GUINT64_FORMAT " are missing",
-                 self->id, channel, *expected, seq - 1);
-      record_event (self, "gamegate/gap", self->gap_seq++, gap);
-    }
-  if (expected == NULL)
-    {
-      expected = g_new (guint64, 1);
-      g_hash_table_insert (self->next_seq, g_strdup (channel), expected);
-    }
-  *expected = seq + 1;
-
-  gg_gabp_attention_handle_event (self->gate, channel, payload);
-  record_event (self, channel, seq, payload);
+  gg_gabp_event_log_add (self->events, self->id, channel, seq, payload, emit_event, self);
 }
 
 /**
@@ -230,41 +189,7 @@ gg_gabp_target_events_since (GgGabpTarget *self,
                              const char   *channel,
                              guint         limit)
 {
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-  guint64 next = MAX (cursor, self->cursor - MIN (self->cursor, g_queue_get_length (&self->recent)));
-  guint n = 0;
-
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "events");
-  json_builder_begin_array (builder);
-  for (GList *l = self->recent.head; l != NULL; l = l->next)
-    {
-      RecentEvent *event = l->data;
-
-      if (event->cursor < cursor)
-        continue;
-      if (limit > 0 && n >= limit)
-        break;
-      next = event->cursor + 1;
-      if (channel != NULL && !g_str_equal (channel, event->channel))
-        continue;
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "cursor");
-      json_builder_add_int_value (builder, (gint64) event->cursor);
-      json_builder_set_member_name (builder, "channel");
-      json_builder_add_string_value (builder, event->channel);
-      json_builder_set_member_name (builder, "seq");
-      json_builder_add_int_value (builder, (gint64) event->seq);
-      json_builder_set_member_name (builder, "payload");
-      json_builder_add_value (builder, json_node_copy (event->payload));
-      json_builder_end_object (builder);
-      n++;
-    }
-  json_builder_end_array (builder);
-  json_builder_set_member_name (builder, "next");
-  json_builder_add_int_value (builder, (gint64) next);
-  json_builder_end_object (builder);
-  return json_builder_get_root (builder);
+  return gg_gabp_event_log_since (self->events, cursor, channel, limit);
 }
 
 /* Session setup ----------------------------------------------------------- */
@@ -389,7 +314,8 @@ on_client_ready (GgGabpClient *client,
   JsonArray *events = caps != NULL && json_object_has_member (caps, "events")
                         ? json_object_get_array_member (caps, "events") : NULL;
 
-  g_hash_table_remove_all (self->next_seq);
+  g_clear_pointer (&self->last_error, g_free);
+  gg_gabp_event_log_new_session (self->events);
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
@@ -419,6 +345,27 @@ on_client_disconnected (GgGabpClient *client,
   set_status (self, "disconnected");
 }
 
+/* The mod answered session/hello with an error (a refused token, most
+ * often) or not at all: status "error" with the reason, until a session
+ * is made; the client keeps retrying with its backoff meanwhile. */
+static void
+on_handshake_failed (GgGabpClient *client,
+                     GError       *why,
+                     GgGabpTarget *self)
+{
+  g_free (self->last_error);
+  if (g_error_matches (why, GG_GABP_ERROR, GG_GABP_ERROR_AUTH_FAILED))
+    self->last_error = g_strdup_printf ("the mod refused the token (%d %s)", why->code, why->message);
+  else if (why->domain == GG_GABP_ERROR)
+    self->last_error = g_strdup_printf ("the mod refused the session (%d %s)", why->code, why->message);
+  else
+    self->last_error = g_strdup_printf ("the session with the mod failed: %s", why->message);
+  if (g_strcmp0 (self->status, "error") == 0)
+    return;
+  self->status = "error";
+  gg_target_emit_status_changed (GG_TARGET (self));
+}
+
 /**
  * gg_gabp_target_new:
  * @name: the game's name; the target id is `gabp:<name>`
@@ -437,6 +384,7 @@ gg_gabp_target_new (const char   *name,
   self->client = g_object_ref (client);
   g_signal_connect (client, "ready", G_CALLBACK (on_client_ready), self);
   g_signal_connect (client, "disconnected", G_CALLBACK (on_client_disconnected), self);
+  g_signal_connect (client, "handshake-failed", G_CALLBACK (on_handshake_failed), self);
   g_signal_connect (client, "event", G_CALLBACK (on_client_event), self);
   return self;
 }
@@ -455,7 +403,7 @@ gg_gabp_target_get_attention (GgGabpTarget *self)
   return self->gate;
 }
 
-/** gg_gabp_target_get_status: Returns: "connecting", "ready" or "disconnected". */
+/** gg_gabp_target_get_status: Returns: "connecting", "ready", "disconnected" or "error". */
 const char *
 gg_gabp_target_get_status (GgGabpTarget *self)
 {
@@ -490,6 +438,8 @@ target_get_info (GgTarget *target)
   json_object_set_string_member (info, "kind", "gabp");
   json_object_set_string_member (info, "name", self->name);
   json_object_set_string_member (info, "status", self->status);
+  if (self->last_error != NULL)
+    json_object_set_string_member (info, "error", self->last_error);
   if (welcome != NULL)
     {
       json_object_set_member (info, "agentId", json_node_copy (json_object_get_member (welcome, "agentId")));
@@ -555,8 +505,7 @@ target_list_tools_async (GgTarget            *target,
 
   if (self->tools == NULL)
     {
-      g_task_return_new_error (task, GG_TARGET_ERROR, GG_TARGET_ERROR_UNREACHABLE,
-                               "%s: the mod is not connected (%s)", self->id, self->status);
+      return_not_connected (task, self, self->id);
       return;
     }
   g_task_return_pointer (task, json_array_ref (self->tools), (GDestroyNotify) json_array_unref);
@@ -622,8 +571,7 @@ start_call (GgGabpTarget *self,
   g_task_set_task_data (task, data, (GDestroyNotify) call_data_free);
   if (gg_gabp_client_get_state (self->client) != GG_GABP_CLIENT_READY)
     {
-      g_task_return_new_error (task, GG_TARGET_ERROR, GG_TARGET_ERROR_UNREACHABLE,
-                               "%s: the mod is not connected (%s)", what, self->status);
+      return_not_connected (task, self, what);
       g_object_unref (task);
       return;
     }
@@ -693,6 +641,15 @@ target_call_tool_async (GgTarget            *target,
   g_task_set_source_tag (task, target_call_tool_async);
   if (g_str_has_prefix (name, "gamegate/") && call_synthetic (self, task, name, arguments))
     return;
+  /* A name GABP cannot carry is no tool of this mod: say so, rather than
+   * what the outgoing schema check would say about the name's pattern. */
+  if (!gg_gabp_name_is_valid (name))
+    {
+      g_task_return_new_error (task, GG_TARGET_ERROR, GG_TARGET_ERROR_TOOL_NOT_FOUND,
+                               "%s has no tool '%s'", self->id, name);
+      g_object_unref (task);
+      return;
+    }
   if (!gg_gabp_attention_check (self->gate, name, g_hash_table_lookup (self->tool_tags, name), &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
@@ -742,8 +699,7 @@ target_get_state_async (GgTarget            *target,
 
   if (gg_gabp_client_get_state (self->client) != GG_GABP_CLIENT_READY)
     {
-      g_task_return_new_error (task, GG_TARGET_ERROR, GG_TARGET_ERROR_UNREACHABLE,
-                               "%s: the mod is not connected (%s)", self->id, self->status);
+      return_not_connected (task, self, self->id);
       return;
     }
   if (!gg_gabp_client_supports (self->client, "state/get"))

@@ -6,10 +6,11 @@
 
 #include "gg-gabp-attention.h"
 #include "gg-gabp-client.h"
+#include "gg-gabp-event-log.h"
 
 G_BEGIN_DECLS
 
-#define GG_GABP_TARGET_RECENT_EVENTS 256
+#define GG_GABP_TARGET_RECENT_EVENTS GG_GABP_EVENT_LOG_SIZE
 
 #define GG_TYPE_GABP_TARGET (gg_gabp_target_get_type ())
 G_DECLARE_FINAL_TYPE (GgGabpTarget, gg_gabp_target, GG, GABP_TARGET, GObject)

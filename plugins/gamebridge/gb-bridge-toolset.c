@@ -5,7 +5,7 @@
  */
 #include "config.h"
 
-#include "gb-bridge.h"
+#include "gb-bridge-toolset.h"
 
 static const struct {
   const char *name;

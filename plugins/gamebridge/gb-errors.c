@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "gb-bridge.h"
+#include "gb-errors.h"
 
 G_DEFINE_QUARK (gb-error-quark, gb_error)
 

@@ -7,7 +7,7 @@
  */
 #include "config.h"
 
-#include "gb-bridge.h"
+#include "gb-instances.h"
 
 #define SCAN_CONCURRENCY 64
 

@@ -6,7 +6,8 @@
 
 #include <string.h>
 
-#include "gb-bridge.h"
+#include "gb-errors.h"
+#include "gb-launch-config.h"
 
 #define MAX_FILE_SIZE          (256 * 1024)
 #define DEFAULT_PORT_FIRST     7820

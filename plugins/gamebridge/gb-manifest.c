@@ -14,7 +14,8 @@
 
 #include <string.h>
 
-#include "gb-bridge.h"
+#include "gb-errors.h"
+#include "gb-manifest.h"
 
 #define MAX_TOOLSETS      256
 #define MAX_TOOLS         2048
@@ -595,4 +596,36 @@ gb_tool_to_json (const GbTool *tool)
   json_object_set_string_member (o, "description", tool->description);
   json_object_set_member (o, "inputSchema", gg_json_copy (schema));
   return o;
+}
+
+/**
+ * gb_tool_check_arguments:
+ * @schema: a tool's input schema (a bridge tool's, or a game's)
+ * @arguments: what the caller gave
+ * @tool: the tool's name, for the message
+ * @error: return location for a BridgeUsageError
+ *
+ * Checks @arguments against @schema, the one check of every tool call:
+ * the seven tools, the bridge toolset and a game's manifest tools. A game's
+ * schema the validator cannot read is the game's own to check.
+ *
+ * Returns: %TRUE when they fit (or the schema is unreadable)
+ */
+gboolean
+gb_tool_check_arguments (JsonObject  *schema,
+                         JsonObject  *arguments,
+                         const char  *tool,
+                         GError     **error)
+{
+  g_autoptr(JsonNode) schema_node = json_node_init_object (json_node_alloc (), schema);
+  g_autoptr(JsonNode) instance = json_node_init_object (json_node_alloc (), arguments);
+  g_autoptr(GgSchema) compiled = gg_schema_new (schema_node, NULL);
+  g_autoptr(GError) local = NULL;
+
+  if (compiled == NULL || gg_schema_validate (compiled, instance, &local))
+    return TRUE;
+  gb_error_usage (error, "Bad arguments for '%s' at %s: %s", tool,
+                  gg_schema_error_get_path (local) != NULL ? gg_schema_error_get_path (local) : "#",
+                  local->message);
+  return FALSE;
 }

@@ -8,7 +8,8 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "gb-bridge.h"
+#include "gb-errors.h"
+#include "gb-options.h"
 
 void
 gb_options_clear (GbOptions *options)

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "gb-bridge.h"
+#include "gb-registry.h"
 
 #define MAX_ENTRY_SIZE  (64 * 1024)
 #define MAX_ENTRIES     4096

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gb-bridge.h"
+#include "gb-connector.h"
+#include "gb-errors.h"
+#include "gb-scan.h"
 
 static gboolean
 parse_port (const char *text,

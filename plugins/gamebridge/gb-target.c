@@ -9,9 +9,11 @@
  */
 #include "config.h"
 
-#include "gb-bridge.h"
-
-#define MAX_WAIT_MS 600000
+#include "gb-bridge-toolset.h"
+#include "gb-command-sync.h"
+#include "gb-errors.h"
+#include "gb-state-tools.h"
+#include "gb-target.h"
 
 struct _GbHttpTarget {
   GObject parent_instance;
@@ -191,12 +193,28 @@ target_list_tools_finish (GgTarget      *target,
 /* ---- get_state ------------------------------------------------------------ */
 
 static void
+on_state_done (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+  JsonNode *state = gb_connector_state_finish (GB_CONNECTOR (source), result, &error);
+
+  if (state == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, state, (GDestroyNotify) json_node_unref);
+}
+
+static void
 target_get_state_async (GgTarget            *target,
                         GCancellable        *cancellable,
                         GAsyncReadyCallback  callback,
                         gpointer             user_data)
 {
-  gb_connector_state_async (GB_HTTP_TARGET (target)->connector, cancellable, callback, user_data);
+  gb_connector_state_async (GB_HTTP_TARGET (target)->connector, cancellable, on_state_done,
+                            g_task_new (target, cancellable, callback, user_data));
 }
 
 static JsonNode *
@@ -204,7 +222,7 @@ target_get_state_finish (GgTarget      *target,
                          GAsyncResult  *result,
                          GError       **error)
 {
-  return gb_connector_state_finish (GB_HTTP_TARGET (target)->connector, result, error);
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 /* ---- call_tool ------------------------------------------------------------ */
@@ -214,28 +232,14 @@ typedef struct {
   JsonObject *arguments;
   char *via;
   gboolean reloaded;
-  /* wait_for */
-  char *path;
-  JsonNode *equals;
-  JsonNode *not_equals;
-  int exists;          /* -1 = not asked */
-  gint64 started;
-  gint64 deadline;
-  guint poll_source;
-  JsonNode *last_value;
 } CallData;
 
 static void
 call_data_free (CallData *data)
 {
-  g_clear_handle_id (&data->poll_source, g_source_remove);
   g_free (data->name);
   g_clear_pointer (&data->arguments, json_object_unref);
   g_free (data->via);
-  g_free (data->path);
-  g_clear_pointer (&data->equals, json_node_unref);
-  g_clear_pointer (&data->not_equals, json_node_unref);
-  g_clear_pointer (&data->last_value, json_node_unref);
   g_free (data);
 }
 
@@ -287,26 +291,6 @@ on_command_done (GObject      *source,
     return_object (task, body);
 }
 
-static gboolean
-validate (JsonObject  *schema,
-          JsonObject  *arguments,
-          const char  *tool,
-          GError     **error)
-{
-  g_autoptr(JsonNode) schema_node = json_node_init_object (json_node_alloc (), schema);
-  g_autoptr(JsonNode) instance = json_node_init_object (json_node_alloc (), arguments);
-  g_autoptr(GgSchema) compiled = gg_schema_new (schema_node, NULL);
-  g_autoptr(GError) local = NULL;
-
-  /* A game's schema the validator cannot read is the game's to check. */
-  if (compiled == NULL || gg_schema_validate (compiled, instance, &local))
-    return TRUE;
-  gb_error_usage (error, "Bad arguments for '%s' at %s: %s", tool,
-                  gg_schema_error_get_path (local) != NULL ? gg_schema_error_get_path (local) : "#",
-                  local->message);
-  return FALSE;
-}
-
 static void
 send_command (GTask      *task,
               const char *command,
@@ -341,164 +325,18 @@ on_health_done (GObject      *source,
 }
 
 static void
-on_get_state_done (GObject      *source,
-                   GAsyncResult *result,
-                   gpointer      user_data)
+on_state_tool_done (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  CallData *data = g_task_get_task_data (task);
   GError *error = NULL;
-  g_autoptr(JsonNode) state = gb_connector_state_finish (GB_CONNECTOR (source), result, &error);
-  JsonObject *body;
-  JsonNode *value;
+  JsonObject *body = gb_state_tool_finish (result, &error);
 
-  if (state == NULL)
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-  body = json_object_new ();
-  if (data->path == NULL)
-    {
-      json_object_set_member (body, "state", g_steal_pointer (&state));
-      return_object (task, body);
-      return;
-    }
-  value = gg_json_path_get (state, data->path, NULL);
-  json_object_set_string_member (body, "path", data->path);
-  if (value == NULL)
-    {
-      json_object_unref (body);
-      gb_error_usage (&error, "No value at path '%.200s' of the state", data->path);
-      g_task_return_error (task, error);
-      return;
-    }
-  json_object_set_member (body, "value", gg_json_copy (value));
-  return_object (task, body);
-}
-
-/* ---- wait_for ------------------------------------------------------------- */
-
-static void wait_poll (GTask *task);
-
-static gboolean
-wait_condition (CallData *data,
-                JsonNode *value)
-{
-  if (data->exists >= 0 && (value != NULL) != (data->exists == 1))
-    return FALSE;
-  if (data->equals != NULL && (value == NULL || !gg_json_equal (value, data->equals)))
-    return FALSE;
-  if (data->not_equals != NULL && value != NULL && gg_json_equal (value, data->not_equals))
-    return FALSE;
-  if (data->exists < 0 && data->equals == NULL && data->not_equals == NULL)
-    return value != NULL;
-  return TRUE;
-}
-
-static void
-wait_finish (GTask    *task,
-             gboolean  matched)
-{
-  CallData *data = g_task_get_task_data (task);
-  JsonObject *body = json_object_new ();
-
-  json_object_set_string_member (body, "path", data->path);
-  json_object_set_boolean_member (body, "matched", matched);
-  json_object_set_member (body, "value", data->last_value != NULL ? json_node_copy (data->last_value)
-                                                                  : json_node_new (JSON_NODE_NULL));
-  json_object_set_int_member (body, "waitedMs", (g_get_monotonic_time () - data->started) / 1000);
-  return_object (task, body);
-  g_object_unref (task);
-}
-
-static gboolean
-on_wait_timer (gpointer user_data)
-{
-  CallData *data = g_task_get_task_data (user_data);
-
-  data->poll_source = 0;
-  wait_poll (user_data);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-on_wait_state (GObject      *source,
-               GAsyncResult *result,
-               gpointer      user_data)
-{
-  GTask *task = user_data;
-  CallData *data = g_task_get_task_data (task);
-  GError *error = NULL;
-  g_autoptr(JsonNode) state = gb_connector_state_finish (GB_CONNECTOR (source), result, &error);
-  JsonNode *value;
-
-  if (state == NULL)
-    {
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
-    }
-  value = gg_json_path_get (state, data->path, NULL);
-  g_clear_pointer (&data->last_value, json_node_unref);
-  data->last_value = value != NULL ? gg_json_copy (value) : NULL;
-  if (wait_condition (data, value))
-    {
-      wait_finish (task, TRUE);
-      return;
-    }
-  if (g_get_monotonic_time () >= data->deadline)
-    {
-      wait_finish (task, FALSE);
-      return;
-    }
-  if (g_task_return_error_if_cancelled (task))
-    {
-      g_object_unref (task);
-      return;
-    }
-  data->poll_source = g_timeout_add (GB_POLL_INTERVAL_MS, on_wait_timer, task);
-}
-
-static void
-wait_poll (GTask *task)
-{
-  GbHttpTarget *self = g_task_get_source_object (task);
-
-  gb_connector_state_async (self->connector, g_task_get_cancellable (task), on_wait_state, task);
-}
-
-static void
-start_wait_for (GTask      *task,
-                JsonObject *args)
-{
-  GbHttpTarget *self = g_task_get_source_object (task);
-  CallData *data = g_task_get_task_data (task);
-  gint64 timeout = gb_connector_get_timeout (self->connector);
-  g_autoptr(GError) error = NULL;
-  g_auto(GStrv) parts = NULL;
-
-  data->path = g_strdup (json_object_get_string_member (args, "path"));
-  parts = gg_json_path_split (data->path, &error);
-  if (parts == NULL)
-    {
-      GError *usage = NULL;
-
-      gb_error_usage (&usage, "Bad path '%.200s': %s", data->path, error->message);
-      g_task_return_error (task, usage);
-      g_object_unref (task);
-      return;
-    }
-  if (json_object_has_member (args, "equals"))
-    data->equals = gg_json_copy (json_object_get_member (args, "equals"));
-  if (json_object_has_member (args, "notEquals"))
-    data->not_equals = gg_json_copy (json_object_get_member (args, "notEquals"));
-  data->exists = json_object_has_member (args, "exists") ? json_object_get_boolean_member (args, "exists") : -1;
-  if (json_object_has_member (args, "timeoutMs"))
-    timeout = CLAMP (json_object_get_int_member (args, "timeoutMs"), 0, MAX_WAIT_MS);
-  data->started = g_get_monotonic_time ();
-  data->deadline = data->started + timeout * 1000;
-  wait_poll (task);
+  if (body == NULL)
+    g_task_return_error (task, error);
+  else
+    return_object (task, body);
 }
 
 /* ---- resolution ------------------------------------------------------------ */
@@ -517,24 +355,20 @@ run_bridge_tool (GTask *task)
       GbTool *tool = g_ptr_array_index (bridge->tools, i);
 
       if (g_str_equal (tool->name, data->name) &&
-          !validate (tool->input_schema, data->arguments, tool->name, &error))
+          !gb_tool_check_arguments (tool->input_schema, data->arguments, tool->name, &error))
         {
           g_task_return_error (task, error);
           g_object_unref (task);
           return;
         }
     }
-  if (g_str_equal (data->name, "get_state"))
-    {
-      data->path = g_strdup (json_object_get_string_member_with_default (data->arguments, "path", NULL));
-      gb_connector_state_async (self->connector, g_task_get_cancellable (task), on_get_state_done, task);
-    }
+  if (gb_state_tool_has (data->name))
+    gb_state_tool_async (GG_TARGET (self), data->name, data->arguments, gb_connector_get_timeout (self->connector),
+                         g_task_get_cancellable (task), on_state_tool_done, task);
   else if (g_str_equal (data->name, "health"))
     gb_connector_health_async (self->connector, 0, g_task_get_cancellable (task), on_health_done, task);
   else if (g_str_equal (data->name, "close"))
     send_command (task, "close", NULL);
-  else if (g_str_equal (data->name, "wait_for"))
-    start_wait_for (task, data->arguments);
   else /* raw_command */
     {
       g_autoptr(JsonNode) copy = json_node_init_object (json_node_alloc (), data->arguments);
@@ -578,7 +412,7 @@ resolve (GTask      *task,
   if (tool != NULL)
     {
       data->via = g_strdup (g_str_equal (manifest->source, "file") ? "manifest-file" : "manifest");
-      if (!validate (tool->input_schema, data->arguments, tool->name, &error))
+      if (!gb_tool_check_arguments (tool->input_schema, data->arguments, tool->name, &error))
         {
           g_task_return_error (task, error);
           g_object_unref (task);
@@ -612,7 +446,6 @@ target_call_tool_async (GgTarget            *target,
 
   data->name = g_strdup (name);
   data->arguments = arguments != NULL ? json_object_ref (arguments) : json_object_new ();
-  data->exists = -1;
   g_task_set_task_data (task, data, (GDestroyNotify) call_data_free);
   if (gb_bridge_toolset_has (name))
     run_bridge_tool (task);

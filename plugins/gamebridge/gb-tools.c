@@ -1,5 +1,9 @@
 /* gb-tools.c: the seven tools of spec section 4, as the GbMcpToolsProvider
- * the MCP side serves.
+ * the MCP side serves. A call reads top to bottom: its arguments checked
+ * against the tool's schema, the instance it names resolved once
+ * (gb-bridge.c), then one tool's code (gb-call-tool.c, gb-toolsets.c,
+ * gb-instance-tools.c, gb-instances.c), whose result object is wrapped here
+ * into the one CallToolResult.
  *
  * Games are reached only through the bus: every live HTTP game is a
  * GbHttpTarget added to it, and any other plugin's target (a GABP mod) is
@@ -12,11 +16,12 @@
 
 #include <string.h>
 
-#include "gb-bridge.h"
-#include "gb-mcp-server.h"
+#include "gb-call-tool.h"
+#include "gb-instance-tools.h"
+#include "gb-instances.h"
+#include "gb-toolsets.h"
 #include "gb-tools.h"
 
-#define STOP_ALL_GRACE_MS 1500
 #define DEFAULT_GRACE_MS  3000
 
 static const struct {
@@ -64,171 +69,6 @@ static const struct {
     "{\"type\":\"object\",\"properties\":{\"port\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65535},"
     "\"lines\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":200}},\"additionalProperties\":false}" },
 };
-
-static char *find_launch_hint (GbOptions *options);
-
-/* ---- the bridge ----------------------------------------------------------- */
-
-GbBridge *
-gb_bridge_new (GgBus      *bus,
-               GbOptions  *options,
-               GError    **error)
-{
-  g_autoptr(GArray) ports = NULL;
-  g_autoptr(GbManifest) file_manifest = NULL;
-  GbBridge *self;
-
-  if (!options->no_scan)
-    {
-      ports = gb_scan_parse_range (options->scan_range, error);
-      if (ports == NULL)
-        return NULL;
-    }
-  if (options->manifest != NULL)
-    {
-      file_manifest = gb_manifest_load_file (options->manifest, error);
-      if (file_manifest == NULL)
-        return NULL;
-    }
-  self = g_new0 (GbBridge, 1);
-  self->bus = g_object_ref (bus);
-  self->options = *options;
-  self->options.scan_range = g_strdup (options->scan_range);
-  self->options.registry_dir = g_strdup (options->registry_dir);
-  self->options.config = g_strdup (options->config);
-  self->options.launch_hint = find_launch_hint (options);
-  self->options.manifest = g_strdup (options->manifest);
-  /* Discovery probes many ports at once; the default of 2 per host would serialize them. */
-  self->session = soup_session_new_with_options ("max-conns", 256, "max-conns-per-host", 32, NULL);
-  soup_session_set_proxy_resolver (self->session, NULL);   /* loopback, never through a proxy */
-  self->launcher = gb_launcher_new (self->session);
-  self->file_manifest = g_steal_pointer (&file_manifest);
-  self->targets = g_hash_table_new_full (NULL, NULL, NULL, g_object_unref);
-  self->scan_ports = g_steal_pointer (&ports);
-  self->registry_dir = options->no_registry ? NULL : g_strdup (options->registry_dir);
-  self->eager_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  return self;
-}
-
-void
-gb_bridge_free (GbBridge *self)
-{
-  GHashTableIter iter;
-  gpointer value;
-
-  g_hash_table_iter_init (&iter, self->targets);
-  while (g_hash_table_iter_next (&iter, NULL, &value))
-    gg_bus_remove_target (self->bus, value);
-  g_hash_table_unref (self->targets);
-  g_object_run_dispose (G_OBJECT (self->launcher));
-  g_object_unref (self->launcher);
-  g_object_unref (self->session);
-  g_clear_pointer (&self->file_manifest, gb_manifest_unref);
-  g_clear_pointer (&self->scan_ports, g_array_unref);
-  g_free (self->registry_dir);
-  g_hash_table_unref (self->eager_names);
-  gb_options_clear (&self->options);
-  g_object_unref (self->bus);
-  g_free (self);
-}
-
-/* The hint GameOffline shows: --launch-hint, else the launch declaration. */
-static char *
-find_launch_hint (GbOptions *options)
-{
-  g_autofree char *path = NULL;
-  g_autoptr(GbLaunchConfig) config = NULL;
-
-  if (options->launch_hint != NULL)
-    return g_strdup (options->launch_hint);
-  path = options->config != NULL ? g_strdup (options->config) : gb_launch_config_find (".");
-  config = path != NULL ? gb_launch_config_load (path, NULL) : NULL;
-  if (config == NULL)
-    return NULL;
-  if (config->command != NULL)
-    return g_strdup (config->command);
-  return g_strjoinv (" ", config->argv);
-}
-
-static void
-on_tools_changed (GgTarget *target,
-                  gpointer  user_data)
-{
-  GbBridge *self = user_data;
-
-  if (self->options.eager && self->server != NULL)
-    gb_mcp_server_notify_tools_changed (self->server);
-}
-
-/**
- * gb_bridge_ensure_target:
- * @self: the bridge
- * @port: a game port
- *
- * Returns: (transfer none): the target of @port, created and added to the bus
- *   on first use
- */
-GbHttpTarget *
-gb_bridge_ensure_target (GbBridge *self,
-                         guint     port)
-{
-  GbHttpTarget *target = g_hash_table_lookup (self->targets, GUINT_TO_POINTER (port));
-  g_autoptr(GbConnector) connector = NULL;
-  g_autoptr(GError) error = NULL;
-
-  if (target != NULL)
-    return target;
-  connector = gb_connector_new (self->session, port, (guint) self->options.timeout_ms, self->options.launch_hint,
-                                self->file_manifest);
-  target = gb_http_target_new (connector);
-  g_signal_connect (target, "tools-changed", G_CALLBACK (on_tools_changed), self);
-  g_hash_table_insert (self->targets, GUINT_TO_POINTER (port), target);
-  if (!gg_bus_add_target (self->bus, GG_TARGET (target), &error))
-    g_debug ("Target http:%u: %s", port, error->message);
-  return target;
-}
-
-void
-gb_bridge_forget_target (GbBridge *self,
-                         guint     port)
-{
-  GbHttpTarget *target = g_hash_table_lookup (self->targets, GUINT_TO_POINTER (port));
-
-  if (target == NULL)
-    return;
-  g_signal_handlers_disconnect_by_data (target, self);
-  gg_bus_remove_target (self->bus, GG_TARGET (target));
-  g_hash_table_remove (self->targets, GUINT_TO_POINTER (port));
-}
-
-static void
-on_all_stopped (GObject      *source,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-
-  gb_launcher_stop_all_finish (GB_LAUNCHER (source), result);
-  g_task_return_boolean (task, TRUE);
-}
-
-/* Every launched instance closed, then terminated if need be. */
-void
-gb_bridge_shutdown_async (GbBridge            *self,
-                          GAsyncReadyCallback  callback,
-                          gpointer             user_data)
-{
-  GTask *task = g_task_new (NULL, NULL, callback, user_data);
-
-  gb_launcher_stop_all_async (self->launcher, STOP_ALL_GRACE_MS, on_all_stopped, task);
-}
-
-void
-gb_bridge_shutdown_finish (GbBridge     *self,
-                           GAsyncResult *result)
-{
-  g_task_propagate_boolean (G_TASK (result), NULL);
-}
 
 /* ---- the provider --------------------------------------------------------- */
 
@@ -304,6 +144,159 @@ provider_list_tools (gpointer provider)
   return tools;
 }
 
+/* ---- call_tool: check, resolve once, dispatch, wrap ---------------------------- */
+
+static JsonObject *
+copy_object (JsonObject *o)
+{
+  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), o);
+  g_autoptr(JsonNode) copy = gg_json_copy (node);
+
+  return json_object_ref (json_node_get_object (copy));
+}
+
+static JsonObject *
+wrap (JsonNode *node)
+{
+  JsonObject *result = json_object_new ();
+  JsonArray *content = json_array_new ();
+  JsonObject *text = json_object_new ();
+  g_autofree char *json = gg_json_to_string (node);
+
+  json_object_set_string_member (text, "type", "text");
+  json_object_set_string_member (text, "text", json);
+  json_array_add_object_element (content, text);
+  json_object_set_array_member (result, "content", content);
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    json_object_set_member (result, "structuredContent", json_node_copy (node));
+  else
+    {
+      JsonObject *wrapped = json_object_new ();
+
+      json_object_set_member (wrapped, "result", json_node_copy (node));
+      json_object_set_object_member (result, "structuredContent", wrapped);
+    }
+  return result;
+}
+
+/* Every tool completes here with its result object: the one CallToolResult. */
+static void
+on_tool_done (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+  g_autoptr(JsonObject) r = g_task_propagate_pointer (G_TASK (result), &error);
+  g_autoptr(JsonNode) node = NULL;
+
+  if (r == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  node = json_node_init_object (json_node_alloc (), r);
+  g_task_return_pointer (task, wrap (node), (GDestroyNotify) json_object_unref);
+}
+
+static void
+on_instances_listed (GObject      *source,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+  JsonObject *r = gb_instances_list_finish (g_task_get_task_data (task), result, &error);
+
+  if (r == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, r, (GDestroyNotify) json_object_unref);
+}
+
+/* call_tool, and a flat --eager tool: @inner holds the tool's arguments
+ * (and maybe `port`, which names the target and is no argument). */
+static void
+start_call_tool (GbBridge   *self,
+                 GTask      *task,
+                 const char *name,
+                 JsonObject *args,
+                 JsonObject *inner)
+{
+  GError *error = NULL;
+  g_autoptr(GgTarget) target = gb_bridge_resolve_target (self, args, inner, &error);
+
+  if (target == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  json_object_remove_member (inner, "port");
+  gb_call_tool_async (self, target, name, inner, g_task_get_cancellable (task), on_tool_done, task);
+}
+
+/* One of the seven tools, its arguments checked against its schema. */
+static void
+dispatch (GbBridge   *self,
+          GTask      *task,
+          const char *name,
+          JsonObject *args,
+          GbMcpCall  *call)
+{
+  GCancellable *cancellable = g_task_get_cancellable (task);
+  GError *error = NULL;
+
+  if (g_str_equal (name, "list_instances"))
+    {
+      GTask *list = g_task_new (NULL, cancellable, on_tool_done, task);
+
+      g_task_set_task_data (list, self, NULL);
+      gb_instances_list_async (self, cancellable, on_instances_listed, list);
+    }
+  else if (g_str_equal (name, "launch_instance"))
+    gb_instance_tools_launch_async (self, args, call, cancellable, on_tool_done, task);
+  else if (g_str_equal (name, "stop_instance"))
+    gb_instance_tools_stop_async (self, gb_bridge_resolve_port (self, args, NULL),
+                                  (guint) json_object_get_int_member_with_default (args, "graceMs", DEFAULT_GRACE_MS),
+                                  cancellable, on_tool_done, task);
+  else if (g_str_equal (name, "instance_log"))
+    {
+      g_autoptr(JsonObject) r = gb_instance_tools_log (self, gb_bridge_resolve_port (self, args, NULL),
+                                                       (guint) json_object_get_int_member_with_default (args, "lines",
+                                                                                                        GB_LOG_LINES),
+                                                       &error);
+      g_autoptr(JsonNode) node = r != NULL ? json_node_init_object (json_node_alloc (), r) : NULL;
+
+      if (node == NULL)
+        g_task_return_error (task, error);
+      else
+        g_task_return_pointer (task, wrap (node), (GDestroyNotify) json_object_unref);
+      g_object_unref (task);
+    }
+  else if (g_str_equal (name, "call_tool"))
+    {
+      JsonNode *inner = json_object_get_member (args, "arguments");
+      g_autoptr(JsonObject) copy = inner != NULL ? copy_object (json_node_get_object (inner)) : json_object_new ();
+
+      start_call_tool (self, task, json_object_get_string_member (args, "name"), args, copy);
+    }
+  else /* list_toolsets, describe_toolset */
+    {
+      g_autoptr(GgTarget) target = gb_bridge_resolve_target (self, args, NULL, &error);
+
+      if (target == NULL)
+        {
+          g_task_return_error (task, error);
+          g_object_unref (task);
+          return;
+        }
+      gb_toolsets_async (self, target, g_str_equal (name, "describe_toolset")
+                                       ? json_object_get_string_member (args, "name") : NULL,
+                         cancellable, on_tool_done, task);
+    }
+}
+
 static JsonObject *
 provider_call_tool_finish (gpointer       provider,
                            GAsyncResult  *result,
@@ -324,6 +317,7 @@ provider_call_tool_async (gpointer             provider,
   GbBridge *self = provider;
   GTask *task = g_task_new (NULL, cancellable, callback, user_data);
   g_autoptr(JsonObject) args = arguments != NULL ? json_object_ref (arguments) : json_object_new ();
+  g_autoptr(JsonObject) schema = NULL;
   GError *error = NULL;
   gint known = -1;
 
@@ -353,24 +347,24 @@ provider_call_tool_async (gpointer             provider,
         json_array_unref (provider_list_tools (self));
       if (self->options.eager && g_hash_table_contains (self->eager_names, name))
         {
-          gb_tools_run_eager (self, task, name, args);
+          g_autoptr(JsonObject) inner = copy_object (args);
+          g_autoptr(JsonObject) none = json_object_new ();
+
+          start_call_tool (self, task, name, none, inner);
           return;
         }
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "Unknown tool: %s", name);
       g_object_unref (task);
       return;
     }
-  {
-    g_autoptr(JsonObject) schema = schema_of ((guint) known);
-
-    if (!gb_tools_check_arguments (schema, args, name, &error))
-      {
-        g_task_return_error (task, error);
-        g_object_unref (task);
-        return;
-      }
-  }
-  gb_tools_dispatch (self, task, name, args, call);
+  schema = schema_of ((guint) known);
+  if (!gb_tool_check_arguments (schema, args, name, &error))
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  dispatch (self, task, name, args, call);
 }
 
 static const GbMcpToolsProvider provider = {

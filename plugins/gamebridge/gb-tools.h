@@ -12,19 +12,4 @@ G_BEGIN_DECLS
 /* The provider; its data is a GbBridge. */
 const GbMcpToolsProvider *gb_tools_provider (void);
 
-/* gb-tool-calls.c */
-gboolean gb_tools_check_arguments (JsonObject  *schema,
-                                   JsonObject  *arguments,
-                                   const char  *tool,
-                                   GError     **error);
-void     gb_tools_dispatch        (GbBridge   *self,
-                                   GTask      *task,
-                                   const char *name,
-                                   JsonObject *arguments,
-                                   GbMcpCall  *call);
-void     gb_tools_run_eager       (GbBridge   *self,
-                                   GTask      *task,
-                                   const char *name,
-                                   JsonObject *arguments);
-
 G_END_DECLS

@@ -140,7 +140,7 @@ run_through_daemon (GgGabpSchemas *schemas,
   g_autofree char *dir = g_dir_make_tmp ("bench-gabp-XXXXXX", NULL);
   g_autofree char *conf = g_build_filename (dir, "gamegate.conf", NULL);
   g_autoptr(GError) error = NULL;
-  guint16 port = gg_gabp_pick_free_port (&error);
+  guint16 port = gg_loopback_port_pick_free (&error);
   g_autofree char *text = g_strdup_printf ("[gabp]\nmods=ref\nserver-port=%u\nserver-token=%s\nbridge-file=\n"
                                            "rate-limit=0\nref.command=%s/tests/gabp-mod/gabp-mod\n"
                                            "ref.backoff-initial-ms=20\nref.backoff-max-ms=100\n",

@@ -199,9 +199,10 @@ test_call (Fixture *f, gconstpointer data)
   g_assert_error (error, GG_TARGET_ERROR, GG_TARGET_ERROR_TOOL_FAILED);
   g_assert_nonnull (strstr (error->message, "-31003"));
   g_clear_error (&error);
-  /* A name the schema refuses never leaves gamegate. */
+  /* A name GABP cannot carry never leaves gamegate: it is no tool of the mod. */
   r = call_tool (f->target, "Bad.Name", NULL, &error);
-  g_assert_error (error, GG_TARGET_ERROR, GG_TARGET_ERROR_PROTOCOL);
+  g_assert_error (error, GG_TARGET_ERROR, GG_TARGET_ERROR_TOOL_NOT_FOUND);
+  g_assert_cmpstr (error->message, ==, "gabp:ref has no tool 'Bad.Name'");
   g_clear_error (&error);
 }
 
@@ -567,7 +568,7 @@ test_backoff_until_mod_starts (void)
 {
   Fixture f = { 0 };
   g_autoptr(GError) error = NULL;
-  guint16 port = gg_gabp_pick_free_port (&error);
+  guint16 port = gg_loopback_port_pick_free (&error);
 
   g_assert_no_error (error);
   fixture_connect (&f, port, TEST_TOKEN);

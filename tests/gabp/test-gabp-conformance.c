@@ -31,7 +31,7 @@ daemon_start (Daemon *d)
   g_autofree char *text = NULL;
 
   d->dir = g_dir_make_tmp ("gg-gabp-conf-XXXXXX", NULL);
-  d->port = gg_gabp_pick_free_port (&error);
+  d->port = gg_loopback_port_pick_free (&error);
   g_assert_no_error (error);
   text = g_strdup_printf ("[gabp]\nserver-port=%u\nserver-token=%s\nbridge-file=\n", d->port, TEST_TOKEN2);
   d->conf = g_build_filename (d->dir, "gamegate.conf", NULL);

@@ -58,7 +58,7 @@ test_daemon (void)
 {
   g_autofree char *dir = g_dir_make_tmp ("gg-gabp-XXXXXX", NULL);
   g_autoptr(GError) error = NULL;
-  guint16 port = gg_gabp_pick_free_port (&error);
+  guint16 port = gg_loopback_port_pick_free (&error);
   g_autofree char *text = g_strdup_printf ("[gabp]\nmods=ref\nserver-port=%u\nserver-token=%s\nbridge-file=\n"
                                            "ref.command=%s\nref.backoff-initial-ms=20\nref.backoff-max-ms=200\n",
                                            port, TEST_TOKEN2, MOD_EXE);
@@ -131,7 +131,7 @@ test_env_and_relaunch (void)
 {
   g_autofree char *dir = g_dir_make_tmp ("gg-gabp-XXXXXX", NULL);
   g_autoptr(GError) error = NULL;
-  guint16 port = gg_gabp_pick_free_port (&error);
+  guint16 port = gg_loopback_port_pick_free (&error);
   g_autofree char *port_env = g_strdup_printf ("GABP_SERVER_PORT=%u", port);
   g_autofree char *text = g_strdup_printf ("[gabp]\nmods=ref\nbridge-file=\nref.command=%s\nref.restart=true\n"
                                            "ref.backoff-initial-ms=20\nref.backoff-max-ms=100\n", MOD_EXE);

@@ -235,7 +235,7 @@ test_bridge_drives_http_game (void)
   g_autoptr(Game) game = game_spawn ("--no-registry", NULL);
   g_autofree char *dir = g_dir_make_tmp ("gg-gabp-mcp-XXXXXX", NULL);
   g_autoptr(GError) error = NULL;
-  guint16 port = gg_gabp_pick_free_port (&error);
+  guint16 port = gg_loopback_port_pick_free (&error);
   g_autofree char *text = g_strdup_printf ("[gamebridge]\nhttp-port=0\nports=%u\n"
                                            "[gabp]\nserver-port=%u\nserver-token=%s\nbridge-file=\n",
                                            game->port, port, TEST_TOKEN2);
