@@ -18,6 +18,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 
+#include "gabp-test-util.h"
 #include "gg-test-util.h"
 
 #define MOD_EXE GG_TOP_BUILDDIR "/tests/gabp-mod/gabp-mod"
@@ -29,6 +30,7 @@ typedef struct {
   char *config;
   char *tap_socket;
   char *oam_socket;
+  char *bridge_file;
   GgTestProcess *daemon;
   guint mcp_port;
 } Fixture;
@@ -173,11 +175,14 @@ fixture_setup (Fixture       *f,
   f->config = g_build_filename (f->dir, "gamegate.conf", NULL);
   f->tap_socket = g_build_filename (f->dir, "tap.sock", NULL);
   f->oam_socket = g_build_filename (f->dir, "oam.sock", NULL);
+  f->bridge_file = g_build_filename (f->dir, "bridge.json", NULL);
+  /* With data, the GABP mod-side server runs too, for a bridge to call. */
   text = g_strdup_printf ("[gateway]\ntap-socket=%s\n[oam]\nsocket=%s\n[gamebridge]\nhttp-port=0\n"
-                          "[gabp]\nmods=shop\nserver=false\nbridge-file=\n"
+                          "[gabp]\nmods=shop\nserver=%s\nbridge-file=%s\nserver-port=0\n"
                           "shop.host=127.0.0.1\nshop.port=%u\nshop.token=%s\n"
                           "shop.backoff-initial-ms=20\nshop.backoff-max-ms=200\n",
-                          f->tap_socket, f->oam_socket, mod_port, MOD_TOKEN);
+                          f->tap_socket, f->oam_socket, data != NULL ? "true" : "false",
+                          data != NULL ? f->bridge_file : "", mod_port, MOD_TOKEN);
   g_assert_true (g_file_set_contents (f->config, text, -1, NULL));
 
   conf_env = g_strdup_printf ("GAMEGATE_CONFIG=%s", f->config);
@@ -217,6 +222,8 @@ fixture_teardown (Fixture       *f,
   g_object_unref (f->mod);
   g_unlink (f->config);
   g_unlink (f->oam_socket);
+  g_unlink (f->bridge_file);
+  g_free (f->bridge_file);
   g_rmdir (f->dir);
   g_free (f->config);
   g_free (f->tap_socket);
@@ -555,6 +562,44 @@ test_slow_reader (Fixture       *f,
   g_assert_cmpstr (all, ==, "");
 }
 
+/* A GABP bridge calls the mod's tool through gamegate's mod-side server. */
+static void
+test_gabp_server (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autoptr(GgTestProcess) tap = NULL;
+  g_autoptr(JsonObject) welcome = NULL, called = NULL;
+  g_autoptr(JsonNode) bridge = NULL;
+  g_autofree char *text = NULL, *id = NULL, *head = NULL, *got = NULL;
+  JsonObject *transport;
+  SocketClient *oam;
+  TestPeer *peer;
+
+  oam = socket_client_connect (f->oam_socket);
+  wait_for_shop (oam);
+  socket_client_free (oam);
+  g_assert_true (g_file_get_contents (f->bridge_file, &text, NULL, NULL));
+  bridge = gg_json_parse (text, -1, GG_JSON_DEFAULT_MAX_DEPTH, NULL);
+  transport = json_object_get_object_member (json_node_get_object (bridge), "transport");
+  peer = test_peer_connect ((guint16) atoi (json_object_get_string_member (transport, "address")));
+  welcome = test_peer_hello (peer, json_object_get_string_member (json_node_get_object (bridge), "token"));
+  g_assert_cmpint (test_response_error_code (welcome), ==, 0);
+
+  tap = start_tap (f, "--json", "--plugin=gabp");
+  id = test_peer_request (peer, "tools/call", "{\"name\":\"gabp-shop/world/get_time\",\"arguments\":{}}");
+  called = test_peer_wait_response (peer, id);
+  g_assert_cmpint (test_response_error_code (called), ==, 0);
+  head = read_until (tap, "\"tool-result\"");
+  test_peer_free (peer);
+  got = normalise (head);
+  g_assert_cmpstr (got, ==,
+    "{\"kind\":\"request\",\"plugin\":\"gabp\",\"name\":\"tools/call\",\"correlation\":\"gabp-1\",\"ok\":true,\"payload\":{\"name\":\"gabp-shop/world/get_time\",\"arguments\":{}}}\n"
+    "{\"kind\":\"tool-call\",\"plugin\":\"gabp\",\"target\":\"gabp:shop\",\"name\":\"world/get_time\",\"correlation\":\"gabp-1\",\"ok\":true,\"payload\":{}}\n"
+    "{\"kind\":\"tool-result\",\"plugin\":\"gabp\",\"target\":\"gabp:shop\",\"name\":\"world/get_time\",\"correlation\":\"gabp-1\",\"durationUs\":\"D\",\"ok\":true,\"payload\":{\"tick\":\"T\"}}\n");
+  gg_test_process_send_signal (f->daemon, SIGTERM);
+  g_free (finish_tap (tap));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -562,5 +607,6 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add ("/tap/records", Fixture, NULL, fixture_setup, test_records, fixture_teardown);
   g_test_add ("/tap/slow-reader", Fixture, NULL, fixture_setup, test_slow_reader, fixture_teardown);
+  g_test_add ("/tap/gabp-server", Fixture, "server", fixture_setup, test_gabp_server, fixture_teardown);
   return g_test_run ();
 }
