@@ -600,11 +600,51 @@ test_gabp_server (Fixture       *f,
   g_free (finish_tap (tap));
 }
 
+/* Without a daemon, disabled, or misused: a clear message, no hang. */
+static void
+test_command_line (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("gg-tap-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "tap.sock", NULL);
+  g_autofree char *set = g_strdup_printf ("gateway.tap-socket=%s", path);
+  const char *absent[] = { "--set", set, "tap", NULL };
+  const char *disabled[] = { "--set", "gateway.tap-socket=", "tap", NULL };
+  const char *stray[] = { "tap", "--json", "extra", NULL };
+  const char *unknown[] = { "tap", "--everything", NULL };
+  const char *help[] = { "tap", "--help", NULL };
+  const char *commands[] = { "--help", NULL };
+  struct { const char * const *args; int status; const char *out, *err; } cases[] = {
+    { absent, 1, "", "gamegate: tap: cannot connect to " },
+    { disabled, 2, "", "gamegate: tap: the tap is disabled ([gateway] tap-socket is empty)\n" },
+    { stray, 2, "", "gamegate: tap: unexpected argument “extra”\n" },
+    { unknown, 2, "", "gamegate: Unknown option --everything\n" },
+    { help, 0, "  --errors ", "" },
+    { commands, 0, "  tap ", "" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+      int status = gg_test_run (cases[i].args, NULL, NULL, &out, &err);
+
+      g_test_message ("case %u: %d\n%s\n%s", i, status, out, err);
+      g_assert_cmpint (status, ==, cases[i].status);
+      if (*cases[i].out != '\0')
+        g_assert_nonnull (strstr (out, cases[i].out));
+      else
+        g_assert_cmpstr (out, ==, "");
+      if (*cases[i].err != '\0')
+        g_assert_true (g_str_has_prefix (err, cases[i].err));
+    }
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/tap/command-line", test_command_line);
   g_test_add ("/tap/records", Fixture, NULL, fixture_setup, test_records, fixture_teardown);
   g_test_add ("/tap/slow-reader", Fixture, NULL, fixture_setup, test_slow_reader, fixture_teardown);
   g_test_add ("/tap/gabp-server", Fixture, "server", fixture_setup, test_gabp_server, fixture_teardown);
