@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <time.h>
 
 #include "gg-bus.h"
 #include "gg-bus-observer-private.h"
@@ -237,13 +238,20 @@ set_payload (JsonObject *record,
   json_object_set_boolean_member (record, "truncated", TRUE);
 }
 
-static char *
-format_now (void)
+/* UTC, ISO 8601 with milliseconds, into @buffer (no allocation: this runs
+ * for every record). */
+static const char *
+format_now (char   *buffer,
+            gsize   size)
 {
-  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
-  g_autofree char *seconds = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S");
+  gint64 now = g_get_real_time ();
+  time_t seconds = (time_t) (now / G_USEC_PER_SEC);
+  struct tm tm;
 
-  return g_strdup_printf ("%s.%03dZ", seconds, g_date_time_get_microsecond (now) / 1000);
+  gmtime_r (&seconds, &tm);
+  g_snprintf (buffer, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+              tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int) (now % G_USEC_PER_SEC) / 1000);
+  return buffer;
 }
 
 /**
@@ -268,11 +276,11 @@ gg_bus_report (GgBus             *self,
 
   Observers *observers = get_observers (self, FALSE);
   g_autoptr(JsonObject) object = json_object_new ();
-  g_autofree char *time = format_now ();
+  char time[32];
 
   json_object_set_string_member (object, "kind", record->kind);
   json_object_set_int_member (object, "mono", g_get_monotonic_time ());
-  json_object_set_string_member (object, "time", time);
+  json_object_set_string_member (object, "time", format_now (time, sizeof time));
   if (record->plugin != NULL)
     json_object_set_string_member (object, "plugin", record->plugin);
   if (record->target != NULL)
