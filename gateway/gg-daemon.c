@@ -190,11 +190,10 @@ gg_daemon_run (GgHost *host)
 
   if (daemon.status == GG_EXIT_OK)
     {
-      g_autofree char *tap_path = gg_config_get_string (host->config, "gateway", "tap-socket", NULL);
+      g_autofree char *tap_path = host->tap_socket != NULL ? g_strdup (host->tap_socket)
+                                                           : gg_tap_default_socket_path ();
       g_autoptr(GError) error = NULL;
 
-      if (tap_path == NULL)
-        tap_path = gg_tap_default_socket_path ();
       /* The tap is for watching: a daemon without it still serves. */
       if (*tap_path != '\0' && (tap = gg_tap_server_new (host->bus, tap_path, &error)) == NULL)
         g_warning (_("tap: %s"), error->message);

@@ -356,6 +356,8 @@ run (int argc, char **argv)
       goto out;
     }
 
+  /* Read before the warning about keys nobody read. */
+  host.tap_socket = gg_config_get_string (host.config, GATEWAY_GROUP, "tap-socket", NULL);
   warn_about_config (&host, (const char * const *) disabled);
 
   if (g_strcmp0 (options.command, "plugins") == 0)
@@ -373,6 +375,7 @@ out:
   g_clear_object (&host.bus);
   g_clear_object (&host.config);
   g_free (host.notify_socket);
+  g_free (host.tap_socket);
   return status;
 }
 
