@@ -414,12 +414,32 @@ test_records (Fixture       *f,
     g_autofree char *line = socket_recv (oam);
     g_test_message ("respond: %s", line);
   }
+
+  /* An oam NPC calls a client tool: the client answers the tool/call. */
+  socket_send (oam, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"npc/create\",\"params\":{\"npc\":\"gorm\",\"persona\":{\"name\":\"Gorm\"},"
+                    "\"tools\":[{\"name\":\"wave\",\"description\":\"Wave.\",\"execution\":\"client\"}],\"options\":{\"replyFormat\":\"text\"},"
+                    "\"model\":{\"type\":\"scripted\",\"steps\":[{\"toolCalls\":[{\"name\":\"wave\",\"arguments\":{\"hand\":\"left\"},\"id\":\"w1\"}]},"
+                    "{\"text\":\"[neutral] Waved.\"}]}}}");
+  g_free (socket_recv (oam));
+  socket_send (oam, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"npc/talk\",\"params\":{\"npc\":\"gorm\",\"line\":\"Hi!\"}}");
+  {
+    g_autofree char *line = socket_recv (oam);
+
+    g_assert_true (g_str_has_prefix (line, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"method\":\"tool/call\""));
+  }
+  socket_send (oam, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"result\":{\"output\":\"Waved back.\"}}");
+  {
+    g_autofree char *line = socket_recv (oam);
+
+    g_test_message ("talk: %s", line);
+    g_assert_true (g_str_has_prefix (line, "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"npc\":\"gorm\",\"line\":\"Waved.\""));
+  }
   socket_client_free (oam);
 
-  /* The session goes with its client; then the daemon's shutdown ends
-   * the taps' streams. */
+  /* The session and the NPC go with their client; then the daemon's
+   * shutdown ends the taps' streams. */
   {
-    g_autofree char *head = read_until (tap, "\"session/deleted\"");
+    g_autofree char *head = read_until (tap, "\"npc/deleted\"");
     g_autofree char *clock_head = read_until (clock, "\"session/deleted\"");
     g_autofree char *rest = NULL, *clock_rest = NULL;
 
@@ -453,11 +473,30 @@ test_records (Fixture       *f,
     "{\"kind\":\"tool-result\",\"plugin\":\"oam\",\"target\":\"gabp:shop\",\"session\":\"clock\",\"name\":\"world/get_time\",\"correlation\":\"oam-4\",\"durationUs\":\"D\",\"ok\":true,\"payload\":{\"tick\":\"T\"}}\n"
     "{\"kind\":\"model-step\",\"plugin\":\"oam\",\"session\":\"clock\",\"name\":\"scripted\",\"correlation\":\"oam-4\",\"ok\":true,\"payload\":{\"transcript\":3,\"tools\":1}}\n"
     "{\"kind\":\"model-result\",\"plugin\":\"oam\",\"session\":\"clock\",\"name\":\"scripted\",\"correlation\":\"oam-4\",\"durationUs\":\"D\",\"ok\":true,\"payload\":{\"text\":\"Tick tock.\",\"usage\":{\"inputTokens\":\"N\",\"outputTokens\":3}}}\n"
-    /* The client went away: its session with it. */
-    "{\"kind\":\"lifecycle\",\"plugin\":\"oam\",\"session\":\"clock\",\"name\":\"session/deleted\",\"ok\":true}\n");
-  /* --session clock: the oam session's records, from its creation on. */
-  g_assert_nonnull (strstr (got, "{\"kind\":\"request\",\"plugin\":\"oam\""));
-  g_assert_cmpstr (got_clock, ==, strstr (got, "{\"kind\":\"request\",\"plugin\":\"oam\""));
+    /* The NPC's turn: its tool call went to the client. */
+    "{\"kind\":\"request\",\"plugin\":\"oam\",\"session\":\"gorm\",\"name\":\"npc/create\",\"correlation\":\"oam-5\",\"ok\":true,\"payload\":{\"npc\":\"gorm\",\"persona\":{\"name\":\"Gorm\"},\"tools\":[{\"name\":\"wave\",\"description\":\"Wave.\",\"execution\":\"client\"}],\"options\":{\"replyFormat\":\"text\"},\"model\":{\"type\":\"scripted\",\"steps\":[{\"toolCalls\":[{\"name\":\"wave\",\"arguments\":{\"hand\":\"left\"},\"id\":\"w1\"}]},{\"text\":\"[neutral] Waved.\"}]}}}\n"
+    "{\"kind\":\"lifecycle\",\"plugin\":\"oam\",\"session\":\"gorm\",\"name\":\"npc/created\",\"correlation\":\"oam-5\",\"ok\":true}\n"
+    "{\"kind\":\"request\",\"plugin\":\"oam\",\"session\":\"gorm\",\"name\":\"npc/talk\",\"correlation\":\"oam-6\",\"ok\":true,\"payload\":{\"npc\":\"gorm\",\"line\":\"Hi!\"}}\n"
+    "{\"kind\":\"model-step\",\"plugin\":\"oam\",\"session\":\"gorm\",\"name\":\"scripted\",\"correlation\":\"oam-6\",\"ok\":true,\"payload\":{\"transcript\":1,\"tools\":2,\"last\":\"Player: Hi!\"}}\n"
+    "{\"kind\":\"model-result\",\"plugin\":\"oam\",\"session\":\"gorm\",\"name\":\"scripted\",\"correlation\":\"oam-6\",\"durationUs\":\"D\",\"ok\":true,\"payload\":{\"toolCalls\":[\"wave\"],\"usage\":{\"inputTokens\":145,\"outputTokens\":14}}}\n"
+    "{\"kind\":\"tool-call\",\"plugin\":\"oam\",\"target\":\"client\",\"session\":\"gorm\",\"name\":\"wave\",\"correlation\":\"oam-6\",\"ok\":true,\"payload\":{\"hand\":\"left\"}}\n"
+    "{\"kind\":\"tool-result\",\"plugin\":\"oam\",\"target\":\"client\",\"session\":\"gorm\",\"name\":\"wave\",\"correlation\":\"oam-6\",\"durationUs\":\"D\",\"ok\":true,\"payload\":\"Waved back.\"}\n"
+    "{\"kind\":\"model-step\",\"plugin\":\"oam\",\"session\":\"gorm\",\"name\":\"scripted\",\"correlation\":\"oam-6\",\"ok\":true,\"payload\":{\"transcript\":3,\"tools\":1}}\n"
+    "{\"kind\":\"model-result\",\"plugin\":\"oam\",\"session\":\"gorm\",\"name\":\"scripted\",\"correlation\":\"oam-6\",\"durationUs\":\"D\",\"ok\":true,\"payload\":{\"text\":\"[neutral] Waved.\",\"usage\":{\"inputTokens\":162,\"outputTokens\":4}}}\n"
+    /* The client went away: its session and NPC with it. */
+    "{\"kind\":\"lifecycle\",\"plugin\":\"oam\",\"session\":\"clock\",\"name\":\"session/deleted\",\"ok\":true}\n"
+    "{\"kind\":\"lifecycle\",\"plugin\":\"oam\",\"session\":\"gorm\",\"name\":\"npc/deleted\",\"ok\":true}\n");
+  /* --session clock: the oam session's records only. */
+  {
+    g_auto(GStrv) lines = g_strsplit (got, "\n", -1);
+    g_autoptr(GString) wanted = g_string_new (NULL);
+
+    for (guint i = 0; lines[i] != NULL; i++)
+      if (strstr (lines[i], "\"session\":\"clock\"") != NULL)
+        g_string_append_printf (wanted, "%s\n", lines[i]);
+    g_assert_cmpuint (wanted->len, >, 0);
+    g_assert_cmpstr (got_clock, ==, wanted->str);
+  }
   /* --errors: the failure only. */
   g_assert_cmpstr (got_failed, ==,
     "{\"kind\":\"tool-result\",\"plugin\":\"mcp\",\"target\":\"gabp:shop\",\"name\":\"world/nothing\",\"correlation\":\"mcp-2\",\"durationUs\":\"D\",\"ok\":false,\"error\":\"world/nothing: the mod answered -31002: tool not found\"}\n");
