@@ -46,6 +46,8 @@ fill_global_entries (GOptionEntry *entries,
       N_("Print debug messages of gamegate and its plugins"), NULL },
     { "version", 0, 0, G_OPTION_ARG_NONE, &options->version,
       N_("Print the version and exit"), NULL },
+    { "print-config", 0, 0, G_OPTION_ARG_NONE, &options->print_config,
+      N_("Print the effective configuration, each value with its origin, and exit"), NULL },
     { "help", 'h', 0, G_OPTION_ARG_NONE, &options->help,
       N_("Show this help and exit"), NULL },
     G_OPTION_ENTRY_NULL
@@ -54,7 +56,7 @@ fill_global_entries (GOptionEntry *entries,
   memcpy (entries, global, sizeof global);
 }
 
-#define N_GLOBAL_ENTRIES 7
+#define N_GLOBAL_ENTRIES 8
 
 /* The first argument that is not an option, if any. */
 static char *

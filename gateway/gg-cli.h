@@ -15,6 +15,7 @@ typedef struct {
   gboolean verbose;
   gboolean version;
   gboolean help;
+  gboolean print_config;  /* --print-config: show the effective configuration */
   char *command;  /* the subcommand, or NULL for the daemon */
 } GgCliOptions;
 

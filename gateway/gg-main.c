@@ -358,6 +358,17 @@ run (int argc, char **argv)
 
   /* Read before the warning about keys nobody read. */
   host.tap_socket = gg_config_get_string (host.config, GATEWAY_GROUP, "tap-socket", NULL);
+
+  if (options.print_config)
+    {
+      /* After every plugin's setup: their reads name the keys and defaults. */
+      g_autofree char *text = gg_config_dump_effective (host.config);
+
+      printf ("%s", text);
+      status = GG_EXIT_OK;
+      goto out;
+    }
+
   warn_about_config (&host, (const char * const *) disabled);
 
   if (g_strcmp0 (options.command, "plugins") == 0)

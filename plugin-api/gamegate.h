@@ -10,6 +10,7 @@
 #include "gg-child-process.h"
 #include "gg-composite-tool.h"
 #include "gg-config.h"
+#include "gg-decision.h"
 #include "gg-framed-stream.h"
 #include "gg-frontend.h"
 #include "gg-json.h"

@@ -18,6 +18,14 @@ typedef struct {
   gboolean read;
 } GgConfigEntry;
 
+/* A key a getter read (gg-config-report.c), set or not. */
+typedef struct {
+  char *group;
+  char *key;
+  char *default_value;  /* as text; NULL when the getter passed none */
+  char *env_variable;   /* set by gg_config_get_env() when the variable is */
+} GgConfigRead;
+
 struct _GgConfig {
   GObject parent_instance;
 
@@ -25,6 +33,8 @@ struct _GgConfig {
   char *origin;
   GHashTable *entries;  /* "group\nkey" or "group" -> GgConfigEntry (borrowed) */
   GPtrArray *order;     /* GgConfigEntry, first-seen order (owned) */
+  GHashTable *reads;    /* "group\nkey" -> GgConfigRead (borrowed) */
+  GPtrArray *read_order; /* GgConfigRead, first-read order (owned) */
 };
 
 /* The key of GgConfig.entries: "group\nkey", or "group" for a header. */
@@ -40,6 +50,13 @@ GgConfigEntry *_gg_config_remember   (GgConfig   *self,
  * invalid UTF-8 repaired. */
 char          *_gg_config_quote_text (const char *text,
                                       gssize      length);
+
+/* What the effective configuration (gg-config-report.c) knows of reads. */
+void           _gg_config_read_free  (gpointer    data);
+void           _gg_config_note_read  (GgConfig   *self,
+                                      const char *group,
+                                      const char *key,
+                                      const char *default_value);
 
 /* Names a key file may use: the checks of the loader, also applied to
  * gg_config_set_value(). */

@@ -55,6 +55,8 @@ gg_config_finalize (GObject *object)
   g_key_file_unref (self->keyfile);
   g_hash_table_unref (self->entries);
   g_ptr_array_unref (self->order);
+  g_hash_table_unref (self->reads);
+  g_ptr_array_unref (self->read_order);
   g_free (self->origin);
 
   G_OBJECT_CLASS (gg_config_parent_class)->finalize (object);
@@ -72,6 +74,8 @@ gg_config_init (GgConfig *self)
   self->keyfile = g_key_file_new ();
   self->entries = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->order = g_ptr_array_new_with_free_func (gg_config_entry_free);
+  self->reads = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->read_order = g_ptr_array_new_with_free_func (_gg_config_read_free);
 }
 
 /**
@@ -283,6 +287,7 @@ gg_config_get_string (GgConfig   *self,
   g_return_val_if_fail (GG_IS_CONFIG (self), NULL);
   g_return_val_if_fail (group != NULL && key != NULL, NULL);
 
+  _gg_config_note_read (self, group, key, default_value);
   if (lookup_read (self, group, key) == NULL)
     return g_strdup (default_value);
   raw = g_key_file_get_value (self->keyfile, group, key, NULL);
@@ -312,6 +317,7 @@ gg_config_get_string_list (GgConfig   *self,
   g_return_val_if_fail (GG_IS_CONFIG (self), NULL);
   g_return_val_if_fail (group != NULL && key != NULL, NULL);
 
+  _gg_config_note_read (self, group, key, NULL);
   if (lookup_read (self, group, key) == NULL)
     return NULL;
   list = g_key_file_get_string_list (self->keyfile, group, key, NULL, NULL);
@@ -372,6 +378,11 @@ gg_config_get_int (GgConfig    *self,
   g_return_val_if_fail (group != NULL && key != NULL && out_value != NULL, FALSE);
   g_return_val_if_fail (min <= max, FALSE);
 
+  {
+    g_autofree char *shown = g_strdup_printf ("%" G_GINT64_FORMAT, default_value);
+
+    _gg_config_note_read (self, group, key, shown);
+  }
   entry = lookup_read (self, group, key);
   if (entry == NULL)
     {
@@ -428,6 +439,11 @@ gg_config_get_double (GgConfig    *self,
   g_return_val_if_fail (group != NULL && key != NULL && out_value != NULL, FALSE);
   g_return_val_if_fail (min <= max, FALSE);
 
+  {
+    char shown[G_ASCII_DTOSTR_BUF_SIZE];
+
+    _gg_config_note_read (self, group, key, g_ascii_dtostr (shown, sizeof shown, default_value));
+  }
   entry = lookup_read (self, group, key);
   if (entry == NULL)
     {
@@ -476,6 +492,7 @@ gg_config_get_boolean (GgConfig    *self,
   g_return_val_if_fail (GG_IS_CONFIG (self), FALSE);
   g_return_val_if_fail (group != NULL && key != NULL && out_value != NULL, FALSE);
 
+  _gg_config_note_read (self, group, key, default_value ? "true" : "false");
   entry = lookup_read (self, group, key);
   if (entry == NULL)
     {

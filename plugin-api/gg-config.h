@@ -102,5 +102,10 @@ char      **gg_config_list_keys       (GgConfig   *self,
 char       *gg_config_get_location    (GgConfig   *self,
                                        const char *group,
                                        const char *key);
+const char *gg_config_get_env         (GgConfig   *self,
+                                       const char *group,
+                                       const char *key,
+                                       const char *variable);
+char       *gg_config_dump_effective  (GgConfig *self);
 
 G_END_DECLS

@@ -44,7 +44,7 @@ gg_json_mask_secrets (JsonNode *node)
   if (JSON_NODE_HOLDS_OBJECT (node))
     {
       JsonObject *object = json_node_get_object (node);
-      g_autoptr(GPtrArray) secret = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr(GPtrArray) secrets = g_ptr_array_new_with_free_func (g_free);
       JsonObjectIter iter;
       const char *name;
       JsonNode *value;
@@ -53,14 +53,15 @@ gg_json_mask_secrets (JsonNode *node)
       while (json_object_iter_next (&iter, &name, &value))
         {
           if (is_secret_name (name) && !JSON_NODE_HOLDS_NULL (value))
-            g_ptr_array_add (secret, g_strdup (name));
+            g_ptr_array_add (secrets, g_strdup (name));
           else
             gg_json_mask_secrets (value);
         }
-      /* Replaced rather than re-initialised in place: json_node_init_*()
-       * of json-glib 1.6 reads the value it just freed. */
-      for (guint i = 0; i < secret->len; i++)
-        json_object_set_string_member (object, g_ptr_array_index (secret, i), "***");
+      /* Replaced after the walk: the object must not change under its
+       * iterator, and json-glib 1.6's json_node_init_string() reads the
+       * value it has just freed when the node held one. */
+      for (guint i = 0; i < secrets->len; i++)
+        json_object_set_string_member (object, g_ptr_array_index (secrets, i), "***");
     }
   else if (JSON_NODE_HOLDS_ARRAY (node))
     {

@@ -239,7 +239,7 @@ gabp_setup (GgPlugin  *plugin,
   g_autofree char *token = NULL;
   g_autofree char *bridge_file = NULL;
   g_autofree char *default_bridge_file = g_build_filename (g_get_user_config_dir (), "gabp", "bridge.json", NULL);
-  const char *env_port = g_getenv ("GABP_SERVER_PORT");
+  const char *env_port = gg_config_get_env (config, GROUP, "server-port", "GABP_SERVER_PORT");
   gint64 max_message_size, port, max_connections, burst, env_port_value = 0;
   double rate;
   gboolean listen;
@@ -263,7 +263,8 @@ gabp_setup (GgPlugin  *plugin,
       !gg_config_get_double (config, GROUP, "rate-limit", 0, 1e6, GG_GABP_SERVER_DEFAULT_RATE, &rate, error) ||
       !gg_config_get_int (config, GROUP, "rate-burst", 1, 1000000, GG_GABP_SERVER_DEFAULT_BURST, &burst, error))
     return FALSE;
-  token = gg_config_get_string (config, GROUP, "server-token", g_getenv ("GABP_TOKEN"));
+  token = gg_config_get_string (config, GROUP, "server-token",
+                                gg_config_get_env (config, GROUP, "server-token", "GABP_TOKEN"));
   if (token != NULL && strlen (token) < 32)
     {
       /* Not through gg_config_set_invalid(): it would quote the secret. */

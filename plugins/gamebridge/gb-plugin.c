@@ -21,7 +21,7 @@ gamebridge_setup (GgPlugin *plugin,
   g_autofree char *ports_spec = NULL;
   GgConfig *config = gg_plugin_get_config (plugin);
   gint64 http_port = DEFAULT_HTTP_PORT;
-  const char *env_port = g_getenv ("GAME_BRIDGE_HTTP_PORT");
+  const char *env_port = gg_config_get_env (config, "gamebridge", "http-port", "GAME_BRIDGE_HTTP_PORT");
   guint64 default_port = DEFAULT_HTTP_PORT;
 
   /* GAME_BRIDGE_HTTP_PORT (0 = any free port) stands in for an absent

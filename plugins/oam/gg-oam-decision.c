@@ -1,6 +1,8 @@
 /* gg-oam-decision.c: decision/decide and decision/decideMany (spec section
  * 6): the model writes a one-sentence reason, then an option id
- * (enum-constrained, so always valid), then a confidence.
+ * (enum-constrained, so always valid), then a confidence. The decision
+ * itself is plugin-api's GgDecision (shared with the a2g plugin); this file
+ * holds oam's parameters, tools and result shape.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -36,9 +38,8 @@ typedef struct {
   guint index;
   GgJsonRpcRequest *request;  /* decide only */
   GCancellable *cancellable;
-  GgAgentTurn *turn;
+  GgDecision *decision;
   char *fallback;
-  char *single;               /* the one option: answered without the model */
   GPtrArray *warnings;
   JsonNode *result;           /* decideMany: the item's result */
 } Decision;
@@ -59,13 +60,12 @@ struct _Batch {
 static void
 decision_free (Decision *decision)
 {
-  g_clear_object (&decision->turn);
+  g_clear_object (&decision->decision);
   g_clear_object (&decision->cancellable);
   g_clear_object (&decision->conn);
   if (decision->request != NULL)
     gg_jsonrpc_request_unref (decision->request);
   g_free (decision->fallback);
-  g_free (decision->single);
   g_clear_pointer (&decision->warnings, g_ptr_array_unref);
   g_clear_pointer (&decision->result, json_node_unref);
   g_free (decision);
@@ -139,11 +139,16 @@ decision_finish (Decision     *decision,
       decision->result = json_node_new (JSON_NODE_OBJECT);
       json_node_take_object (decision->result, object);
     }
-  g_clear_object (&decision->turn);
+  g_clear_object (&decision->decision);
   batch->running--;
   batch->done++;
   batch_pump (batch);
 }
+
+static const GgDecisionFormat oam_format = {
+  .reason_key = "reasoning",
+  .option_key = "optionID",
+};
 
 static void
 decide_cb (GObject      *source,
@@ -152,13 +157,12 @@ decide_cb (GObject      *source,
 {
   Decision *decision = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) outcome = gg_agent_turn_run_finish (GG_AGENT_TURN (source), result, &error);
+  g_autoptr(GgDecisionResult) outcome = gg_decision_run_finish (GG_DECISION (source), result, &error);
   g_autoptr(JsonNode) node = NULL;
-  JsonObject *structured;
 
-  if (outcome != NULL && g_cancellable_is_cancelled (decision->cancellable))
+  if (outcome != NULL && !outcome->forced && g_cancellable_is_cancelled (decision->cancellable))
     {
-      g_clear_pointer (&outcome, json_object_unref);
+      g_clear_pointer (&outcome, gg_decision_result_free);
       error = gg_oam_error_cancelled ();
     }
   if (outcome == NULL)
@@ -174,66 +178,36 @@ decide_cb (GObject      *source,
       decision_finish (decision, NULL, error);
       return;
     }
-  structured = json_object_has_member (outcome, "structured") &&
-               JSON_NODE_HOLDS_OBJECT (json_object_get_member (outcome, "structured")) ?
-               json_object_get_object_member (outcome, "structured") : NULL;
-  if (structured == NULL)
-    {
-      g_autoptr(GError) failed = gg_oam_error_new (-32012, NULL, "The model gave no decision");
-      decision_finish (decision, NULL, failed);
-      return;
-    }
-  {
-    JsonNode *confidence = json_object_get_member (structured, "confidence");
-    gint64 value = 50;
-
-    if (confidence != NULL && json_node_get_value_type (confidence) == G_TYPE_INT64)
-      value = CLAMP (json_node_get_int (confidence), 0, 100);
-    else if (confidence != NULL && json_node_get_value_type (confidence) == G_TYPE_DOUBLE)
-      value = (gint64) CLAMP (llround (json_node_get_double (confidence)), 0, 100);
-    node = decision_result (gg_oam_object_string (structured, "optionID", ""),
-                            gg_oam_object_string (structured, "reasoning", ""),
-                            value,
-                            json_object_get_array_member (outcome, "toolCalls"),
-                            json_object_get_object_member (outcome, "usage"),
-                            FALSE, decision->warnings);
-  }
+  node = decision_result (outcome->option, outcome->reason, outcome->confidence, outcome->tool_calls,
+                          outcome->usage, FALSE, decision->warnings);
   decision_finish (decision, node, NULL);
 }
 
-static JsonNode *
-decision_schema (JsonArray *ids)
-{
-  JsonObject *schema = json_object_new ();
-  JsonObject *properties = json_object_new ();
-  JsonObject *reasoning = json_object_new ();
-  JsonObject *option = json_object_new ();
-  JsonObject *confidence = json_object_new ();
-  JsonArray *required = json_array_new ();
-  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+/* Each turn of a decision calls the client's tools. */
+typedef struct {
+  GgBus *bus;
+  GgJsonRpcPeer *peer;
+  JsonObject *context;
+  JsonNode *request_id;
+} ToolSetup;
 
-  json_object_set_string_member (reasoning, "type", "string");
-  json_object_set_string_member (reasoning, "description", "One sentence explaining the choice");
-  json_object_set_string_member (option, "type", "string");
-  json_object_set_string_member (option, "description", "The id of the chosen option");
-  json_object_set_array_member (option, "enum", json_array_ref (ids));
-  json_object_set_string_member (confidence, "type", "integer");
-  json_object_set_string_member (confidence, "description", "How sure you are, 0 to 100");
-  json_object_set_int_member (confidence, "minimum", 0);
-  json_object_set_int_member (confidence, "maximum", 100);
-  json_object_set_object_member (properties, "reasoning", reasoning);
-  json_object_set_object_member (properties, "optionID", option);
-  json_object_set_object_member (properties, "confidence", confidence);
-  json_array_add_string_element (required, "reasoning");
-  json_array_add_string_element (required, "optionID");
-  json_array_add_string_element (required, "confidence");
-  json_object_set_string_member (schema, "type", "object");
-  json_object_set_string_member (schema, "title", "Decision");
-  json_object_set_object_member (schema, "properties", properties);
-  json_object_set_array_member (schema, "required", required);
-  json_object_set_boolean_member (schema, "additionalProperties", FALSE);
-  json_node_take_object (node, schema);
-  return node;
+static void
+tool_setup_free (ToolSetup *setup)
+{
+  g_clear_object (&setup->bus);
+  g_clear_object (&setup->peer);
+  g_clear_pointer (&setup->context, json_object_unref);
+  g_clear_pointer (&setup->request_id, json_node_unref);
+  g_free (setup);
+}
+
+static void
+setup_turn (GgAgentTurn *turn,
+            gpointer     user_data)
+{
+  ToolSetup *setup = user_data;
+
+  gg_oam_turn_use_client_tools (turn, setup->bus, setup->peer, setup->context, setup->request_id);
 }
 
 static char *
@@ -274,7 +248,6 @@ decision_prepare (GgOamConnection  *conn,
   g_autoptr(GString) instructions = g_string_new (DECISION_INSTRUCTIONS);
   g_autoptr(JsonArray) tools = NULL;
   g_autoptr(GgModel) model = NULL;
-  g_autoptr(JsonNode) schema = NULL;
   g_autofree char *situation = NULL;
   g_autofree char *context = NULL;
   JsonObjectIter iter;
@@ -416,15 +389,18 @@ decision_prepare (GgOamConnection  *conn,
   decision->conn = g_object_ref (conn);
   decision->fallback = g_strdup (fallback);
   decision->warnings = g_steal_pointer (&warnings);
-  if (json_array_get_length (ids) == 1)
-    decision->single = g_strdup (json_array_get_string_element (ids, 0));
-  else
-    {
-      schema = decision_schema (ids);
-      decision->turn = gg_agent_turn_new (model, instructions->str, NULL, tools, prompt->str, schema, &policy);
-      gg_agent_turn_set_sampling (decision->turn, NULL, temperature, 0);
-      gg_oam_turn_use_client_tools (decision->turn, conn->bus, conn->peer, tool_context, request_id);
-    }
+  decision->decision = gg_decision_new (model, instructions->str, prompt->str, ids, &oam_format);
+  gg_decision_set_tools (decision->decision, tools, &policy);
+  gg_decision_set_temperature (decision->decision, temperature);
+  {
+    ToolSetup *setup = g_new0 (ToolSetup, 1);
+
+    setup->bus = g_object_ref (conn->bus);
+    setup->peer = g_object_ref (conn->peer);
+    setup->context = tool_context != NULL ? json_object_ref (tool_context) : NULL;
+    setup->request_id = request_id != NULL ? json_node_copy (request_id) : NULL;
+    gg_decision_set_turn_func (decision->decision, setup_turn, setup, (GDestroyNotify) tool_setup_free);
+  }
   gg_agent_policy_clear (&policy);
   return decision;
 
@@ -436,15 +412,8 @@ fail:
 static void
 decision_start (Decision *decision)
 {
-  if (decision->single != NULL)
-    {
-      /* One option: no model call. */
-      g_autoptr(JsonNode) node = decision_result (decision->single, "", 100, NULL, NULL, FALSE,
-                                                  decision->warnings);
-      decision_finish (decision, node, NULL);
-      return;
-    }
-  gg_agent_turn_run_async (decision->turn, decision->cancellable, decide_cb, decision);
+  /* One option is answered without the model (by GgDecision). */
+  gg_decision_run_async (decision->decision, decision->cancellable, decide_cb, decision);
 }
 
 static void

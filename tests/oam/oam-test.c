@@ -228,3 +228,33 @@ oam_run_exchange_file (const char * const *args,
 
   run_script (args, env, input, expected, gg_test_exchange_get_path (exchange));
 }
+
+static void
+play_send (const char *line,
+           gpointer    client)
+{
+  oam_send (client, line);
+}
+
+static char *
+play_recv (gpointer client)
+{
+  return oam_recv (client);
+}
+
+/**
+ * oam_play:
+ * @name: the exchange tests/oam/exchanges/@name.txt (see gg-test-exchange.h)
+ *
+ * Plays the exchange against the running `gamegate oam` in order: sends each
+ * `> ` line, and expects each `< ` line exactly as the next message (after
+ * normalization).
+ */
+void
+oam_play (OamClient  *client,
+          const char *name)
+{
+  g_autoptr(GgTestExchange) exchange = gg_test_exchange_load ("oam", name);
+
+  gg_test_exchange_play (exchange, play_send, play_recv, client);
+}

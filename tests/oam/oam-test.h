@@ -30,6 +30,8 @@ char      *oam_normalize         (const char *line);
 void       oam_run_exchange      (const char * const *args,
                                   const char * const *env,
                                   const char * const *lines);
+void       oam_play              (OamClient  *client,
+                                  const char *name);
 void       oam_run_exchange_file (const char * const *args,
                                   const char * const *env,
                                   const char         *name);

@@ -108,12 +108,7 @@ test_npc_client_tool (void)
 {
   g_autoptr(OamClient) client = oam_client_new (NULL, NULL);
 
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"npc/create\",\"params\":{\"npc\":\"gorm\",\"persona\":{\"name\":\"Gorm\"},\"tools\":[{\"name\":\"check_inventory\",\"description\":\"Stock of an item.\",\"parameters\":{\"type\":\"object\",\"properties\":{\"item\":{\"type\":\"string\"}}}}],\"options\":{\"groundingTool\":\"check_inventory\",\"replyFormat\":\"text\"},"
-            OAM_SCRIPT ("[{\"toolCalls\":[{\"name\":\"check_inventory\",\"arguments\":{\"item\":\"iron sword\"},\"id\":\"c1\"}]},{\"template\":\"[proud] Aye: {toolOutput}\"}]") "}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"npc\":\"gorm\",\"tools\":[\"check_inventory\"],\"warnings\":[]}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"npc/talk\",\"params\":{\"npc\":\"gorm\",\"line\":\"Swords?\",\"context\":\"The player looks rich.\"}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"method\":\"tool/call\",\"params\":{\"npc\":\"gorm\",\"requestId\":2,\"call\":{\"id\":\"c1\",\"name\":\"check_inventory\",\"arguments\":{\"item\":\"iron sword\"}}}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"result\":{\"output\":{\"stock\":3}}}");
+  oam_play (client, "npc-client-tool");
   oam_expect_prefix (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"npc\":\"gorm\",\"line\":\"Aye: {\\\"stock\\\":3}\",\"emotion\":\"proud\",\"playerOptions\":[],\"endsConversation\":false,\"toolCalls\":[{\"call\":{\"id\":\"c1\",\"name\":\"check_inventory\",\"arguments\":{\"item\":\"iron sword\"}},\"output\":{\"stock\":3},\"isError\":false,\"durationSeconds\":0}],\"relationship\":0,\"isFallback\":false,");
   g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
 }
@@ -131,13 +126,7 @@ test_decide_many_tool_call (void)
 {
   g_autoptr(OamClient) client = oam_client_new (NULL, NULL);
 
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"decision/decideMany\",\"params\":{\"requests\":[{\"situation\":\"s0\",\"options\":[\"x\"]},{\"situation\":\"s1\",\"options\":[\"a\",\"b\"],\"tools\":[{\"name\":\"scout\",\"description\":\"Scout.\"}],\"toolChoice\":\"required\"}],"
-            OAM_SCRIPT ("[{\"toolCalls\":[{\"name\":\"scout\",\"arguments\":{},\"id\":\"s1\"}]},{\"json\":{\"reasoning\":\"r\",\"optionID\":\"b\",\"confidence\":60}}]") "}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"method\":\"tool/call\",\"params\":{\"index\":1,\"requestId\":6,\"call\":{\"id\":\"s1\",\"name\":\"scout\",\"arguments\":{}}}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"result\":{\"output\":\"clear\"}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":6,\"result\":{\"results\":["
-              "{\"optionID\":\"x\",\"reasoning\":\"\",\"confidence\":100,\"toolCalls\":[],\"usage\":{\"inputTokens\":0,\"cachedInputTokens\":0,\"outputTokens\":0,\"totalTokens\":0},\"isFallback\":false},"
-              "{\"optionID\":\"b\",\"reasoning\":\"r\",\"confidence\":60,\"toolCalls\":[{\"call\":{\"id\":\"s1\",\"name\":\"scout\",\"arguments\":{}},\"output\":\"clear\",\"isError\":false,\"durationSeconds\":0}],\"usage\":{\"inputTokens\":114,\"cachedInputTokens\":0,\"outputTokens\":23,\"totalTokens\":137},\"isFallback\":false}]}}");
+  oam_play (client, "decision-decideMany-tool-call");
   g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
 }
 

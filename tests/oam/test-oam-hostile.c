@@ -32,10 +32,7 @@ test_huge_line (void)
     g_string_append_c (huge, 'a');
   g_string_append (huge, "\"}}");
   oam_send (client, huge->str);
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Invalid Request: message exceeds the maximum size\",\"data\":{\"code\":\"invalid_message\"}}}");
-  /* The connection survives and the next message is read normally. */
-  oam_send (client, PING);
-  oam_expect (client, PING_OK);
+  oam_play (client, "hostile-huge-line");
   g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
   g_unlink (path);
 }
@@ -81,11 +78,7 @@ test_invalid_utf8 (void)
   g_autoptr(OamClient) client = oam_client_new (NULL, NULL);
 
   oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"\xff\xfe\"}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error: invalid UTF-8\",\"data\":{\"code\":\"parse_error\"}}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/create\",\"params\":{\"session\":\"\\u0001bad\"}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32602,\"message\":\"Invalid params: 'session' must be 1-128 printable characters\",\"data\":{\"code\":\"invalid_params\"}}}");
-  oam_send (client, PING);
-  oam_expect (client, PING_OK);
+  oam_play (client, "hostile-invalid-utf8");
   g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
 }
 

@@ -63,9 +63,7 @@ test_initialize_live (void)
   g_assert_nonnull (strstr (line, "\"scripted\""));
   g_assert_nonnull (strstr (line, "],\"maxSessions\":64,\"batch\":false,\"extensions\":{\"gamegate\":{\"targetTools\":true}}},\"model\":{\"available\":false,"));
 
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2.0\"}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32602,\"message\":\"Invalid params: 'protocolVersion': version '2.0' is not supported (this bridge speaks 1.0)\",\"data\":{\"code\":\"invalid_params\"}}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"1.7\"}}");
+  oam_play (client, "initialize");
   oam_expect_prefix (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"protocolVersion\":\"1.0\",");
   g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
 }
@@ -82,8 +80,7 @@ test_initialize_options (void)
   g_assert_nonnull (strstr (line, "\"models\":[\"system\""));
   g_assert_null (strstr (line, "\"scripted\""));
   g_assert_nonnull (strstr (line, "],\"maxSessions\":3,\"batch\":false,\"extensions\":{\"gamegate\":{\"targetTools\":true}}}"));
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/create\",\"params\":{\"model\":\"scripted\"}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32602,\"message\":\"Invalid params: 'model': scripted models are disabled\",\"data\":{\"code\":\"invalid_params\"}}}");
+  oam_play (client, "initialize-options");
   g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
 }
 
@@ -105,9 +102,7 @@ test_model_unavailable_turn (void)
   g_autoptr(OamClient) client = oam_client_new (NULL, NULL);
   g_autofree char *line = NULL;
 
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"a\"}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"a\",\"warnings\":[\"the model is unavailable (unknown): turns fail with -32001 until it is ready\"]}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"hi\"}}");
+  oam_play (client, "errors-model-unavailable");
   line = oam_recv (client);
   g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
   /* The interim unavailable model raises its error in a look-alike domain
@@ -140,16 +135,7 @@ test_shutdown (void)
   g_autofree char *rest = NULL;
   int status;
 
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"a\"," OAM_SCRIPT ("[{\"text\":\"late\",\"delayMs\":60000}]") "}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"a\",\"warnings\":[]}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"hi\"}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"again\"}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"shutdown\"}");
-  /* Cancelled requests are answered first, then shutdown, then the exit:
-   * stdin is still open. */
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32009,\"message\":\"The request was cancelled\",\"data\":{\"code\":\"cancelled\"}}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32009,\"message\":\"The request was cancelled\",\"data\":{\"code\":\"cancelled\"}}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}}");
+  oam_play (client, "shutdown");
   g_assert_true (gg_test_process_wait (client->process, gg_test_timeout_ms (10000), &status));
   g_assert_cmpint (status, ==, 0);
 }
@@ -187,10 +173,7 @@ test_sigterm (void)
   g_autoptr(OamClient) client = oam_client_new (NULL, NULL);
   int status = -1;
 
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"a\"," OAM_SCRIPT ("[{\"text\":\"x\",\"delayMs\":60000}]") "}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"a\",\"warnings\":[]}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"hi\"}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/list\"}");
+  oam_play (client, "signal-sigterm");
   oam_expect_prefix (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"sessions\":[{\"session\":\"a\",\"model\":\"scripted\",\"tools\":[],\"busy\":true,");
   gg_test_process_send_signal (client->process, SIGTERM);
   oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32009,\"message\":\"The request was cancelled\",\"data\":{\"code\":\"cancelled\"}}}");

@@ -11,7 +11,6 @@
 #include "oam-test.h"
 
 #define CANCELLED(id) "{\"jsonrpc\":\"2.0\",\"id\":" id ",\"error\":{\"code\":-32009,\"message\":\"The request was cancelled\",\"data\":{\"code\":\"cancelled\"}}}"
-#define STEP(i, r, mode, tools) "{\"index\":" #i ",\"completedToolRounds\":" #r ",\"toolCallingMode\":\"" mode "\",\"enabledTools\":[" tools "],\"trimmedEntries\":0}"
 
 /* Section 3, message for message (ids and measured numbers are the
  * scripted model's). */
@@ -26,20 +25,7 @@ test_section3_exchange (void)
   g_assert_true (g_str_has_prefix (init, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"1.0\",\"server\":{"));
 
   /* Pipelined: create and respond back to back. */
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/create\",\"params\":{\"session\":\"guard\",\"instructions\":\"You are a castle guard in a game. Use tools to act. Reply in one sentence.\",\"tools\":[{\"name\":\"open_gate\",\"description\":\"Ask the game engine to open a named gate. Returns whether it opened.\",\"parameters\":{\"type\":\"object\",\"properties\":{\"gate\":{\"type\":\"string\"}},\"required\":[\"gate\"]}}],\"options\":{\"toolChoice\":\"required\"},"
-            OAM_SCRIPT ("[{\"toolCalls\":[{\"name\":\"open_gate\",\"arguments\":{\"gate\":\"north\"},\"id\":\"call_NYH7\"}]},{\"text\":\"The north gate remains shut because the portcullis chain is jammed.\",\"chunks\":3}]") "}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/respond\",\"params\":{\"session\":\"guard\",\"prompt\":\"Please open the north gate.\",\"stream\":true}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"guard\",\"warnings\":[]}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":3,\"event\":{\"type\":\"modelStep\",\"step\":" STEP (0, 0, "required", "\"open_gate\"") "}}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":3,\"event\":{\"type\":\"toolCallStarted\",\"call\":{\"id\":\"call_NYH7\",\"name\":\"open_gate\",\"arguments\":{\"gate\":\"north\"}},\"execution\":\"client\"}}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"method\":\"tool/call\",\"params\":{\"session\":\"guard\",\"requestId\":3,\"call\":{\"id\":\"call_NYH7\",\"name\":\"open_gate\",\"arguments\":{\"gate\":\"north\"}}}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"result\":{\"output\":{\"opened\":false,\"reason\":\"the portcullis chain is jammed\"}}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":3,\"event\":{\"type\":\"toolCallCompleted\",\"record\":{\"call\":{\"id\":\"call_NYH7\",\"name\":\"open_gate\",\"arguments\":{\"gate\":\"north\"}},\"output\":{\"opened\":false,\"reason\":\"the portcullis chain is jammed\"},\"isError\":false,\"durationSeconds\":0}}}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":3,\"event\":{\"type\":\"modelStep\",\"step\":" STEP (1, 1, "allowed", "\"open_gate\"") "}}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":3,\"event\":{\"type\":\"text\",\"delta\":\"The north gate \",\"text\":\"The north gate \",\"isReset\":false}}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":3,\"event\":{\"type\":\"text\",\"delta\":\"remains shut because the \",\"text\":\"The north gate remains shut because the \",\"isReset\":false}}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":3,\"event\":{\"type\":\"text\",\"delta\":\"portcullis chain is jammed.\",\"text\":\"The north gate remains shut because the portcullis chain is jammed.\",\"isReset\":false}}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"session\":\"guard\",\"text\":\"The north gate remains shut because the portcullis chain is jammed.\",\"toolCalls\":[{\"call\":{\"id\":\"call_NYH7\",\"name\":\"open_gate\",\"arguments\":{\"gate\":\"north\"}},\"output\":{\"opened\":false,\"reason\":\"the portcullis chain is jammed\"},\"isError\":false,\"durationSeconds\":0}],\"usage\":{\"inputTokens\":83,\"cachedInputTokens\":0,\"outputTokens\":34,\"totalTokens\":117},\"steps\":[" STEP (0, 0, "required", "\"open_gate\"") "," STEP (1, 1, "allowed", "\"open_gate\"") "]}}");
+  oam_play (client, "exchange-section3");
   g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
 }
 
@@ -54,24 +40,7 @@ test_cancel (void)
 {
   g_autoptr(OamClient) client = oam_client_new (NULL, NULL);
 
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"a\"," OAM_SCRIPT ("[{\"text\":\"never\",\"delayMs\":60000},{\"text\":\"after\"}]") "}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"a\",\"warnings\":[]}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"one\"}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/setContextNote\",\"params\":{\"session\":\"a\",\"note\":\"x\"}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session/list\"}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"sessions\":[{\"session\":\"a\",\"model\":\"scripted\",\"tools\":[],\"busy\":true,\"pendingOperations\":1,\"entries\":1,\"createdAt\":\"T\"}]}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"session/cancel\",\"params\":{\"session\":\"a\"}}");
-  /* Queued work is answered at once, the running turn when it stops. */
-  oam_expect (client, CANCELLED ("3"));
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"session\":\"a\",\"cancelled\":2}}");
-  oam_expect (client, CANCELLED ("2"));
-  /* No trace in the history. */
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"session/transcript\",\"params\":{\"session\":\"a\"}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"session\":\"a\",\"transcript\":{\"type\":\"FoundationModels.Transcript\",\"version\":\"1.1\",\"transcript\":{\"entries\":[]}}}}");
-  /* Cancelling an idle session, also as a notification. */
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"method\":\"session/cancel\",\"params\":{\"session\":\"a\"}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"session/cancel\",\"params\":{\"session\":\"a\"}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{\"session\":\"a\",\"cancelled\":0}}");
+  oam_play (client, "session-cancel");
   g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
 }
 
@@ -132,11 +101,7 @@ test_history (void)
   g_autofree char *saved = NULL;
   const char *start, *end;
 
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"a\",\"instructions\":\"Guard.\",\"tools\":[{\"name\":\"look\",\"description\":\"Look.\"}]," OAM_SCRIPT ("[{\"toolCalls\":[{\"name\":\"look\",\"arguments\":{},\"id\":\"c1\"}]},{\"text\":\"I see.\"}]") "}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"a\",\"warnings\":[]}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"Look around\"}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"method\":\"tool/call\",\"params\":{\"session\":\"a\",\"requestId\":2,\"call\":{\"id\":\"c1\",\"name\":\"look\",\"arguments\":{}}}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"result\":{\"output\":\"A door.\"}}");
+  oam_play (client, "session-history-transcript");
   oam_expect_prefix (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"a\",\"text\":\"I see.\",");
   oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/transcript\",\"params\":{\"session\":\"a\"}}");
   transcript = oam_recv (client);
@@ -167,19 +132,7 @@ test_history (void)
   g_free (create);
   create = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"session/create\",\"params\":{\"session\":\"c\",\"instructions\":null,\"tools\":[],\"history\":%s," OAM_SCRIPT ("[]") "}}", saved);
   oam_send (client, create);
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":6,\"result\":{\"session\":\"c\",\"warnings\":[]}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"session/list\"}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"sessions\":["
-              "{\"session\":\"a\",\"model\":\"scripted\",\"instructions\":\"Guard.\",\"tools\":[\"look\"],\"busy\":false,\"pendingOperations\":0,\"entries\":4,\"createdAt\":\"T\"},"
-              "{\"session\":\"b\",\"model\":\"scripted\",\"instructions\":\"Guard.\",\"tools\":[\"look\"],\"busy\":false,\"pendingOperations\":0,\"entries\":4,\"createdAt\":\"T\"},"
-              "{\"session\":\"c\",\"model\":\"scripted\",\"tools\":[],\"busy\":false,\"pendingOperations\":0,\"entries\":4,\"createdAt\":\"T\"}]}}");
-  /* Broken histories. */
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"session/create\",\"params\":{\"history\":{\"entries\":[{\"role\":\"painting\"}]}}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":8,\"error\":{\"code\":-32011,\"message\":\"Unsupported transcript entry role 'painting' at 'history.entries[0]'\",\"data\":{\"code\":\"invalid_request\"}}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"session/create\",\"params\":{\"history\":{\"entries\":[{\"role\":\"user\",\"segments\":[{\"type\":\"text\"}]}]}}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":9,\"error\":{\"code\":-32602,\"message\":\"Invalid params: 'history.entries[0].segments[0].text' is required\",\"data\":{\"code\":\"invalid_params\"}}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"session/create\",\"params\":{\"history\":[]}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":10,\"error\":{\"code\":-32602,\"message\":\"Invalid params: 'history' must be an object\",\"data\":{\"code\":\"invalid_params\"}}}");
+  oam_play (client, "session-history-transcript-present-key");
   g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
 }
 
@@ -188,23 +141,7 @@ test_reset_delete (void)
 {
   g_autoptr(OamClient) client = oam_client_new (NULL, NULL);
 
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"a\"," OAM_SCRIPT ("[{\"text\":\"one\"}]") "}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"hi\"}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/setContextNote\",\"params\":{\"session\":\"a\",\"note\":\"n\"}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session/reset\",\"params\":{\"session\":\"a\"}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"session/compact\",\"params\":{\"session\":\"a\"}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"a\",\"warnings\":[]}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"a\",\"text\":\"one\",\"toolCalls\":[],\"usage\":{\"inputTokens\":1,\"cachedInputTokens\":0,\"outputTokens\":1,\"totalTokens\":2},\"steps\":[" STEP (0, 0, "allowed", "") "]}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"session\":\"a\"}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"session\":\"a\"}}");
-  /* Nothing left to compact after the reset. */
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"session\":\"a\",\"summary\":null}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"session/delete\",\"params\":{\"session\":\"a\"}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":6,\"result\":{\"session\":\"a\",\"deleted\":true}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"session/delete\",\"params\":{\"session\":\"a\"}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32020,\"message\":\"Session 'a' not found\",\"data\":{\"code\":\"session_not_found\",\"session\":\"a\"}}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"session/list\"}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{\"sessions\":[]}}");
+  oam_play (client, "session-reset-compact-delete");
   g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
 }
 

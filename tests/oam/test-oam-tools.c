@@ -10,10 +10,6 @@
 
 #include "oam-test.h"
 
-#define TC_STEP "{\"toolCalls\":[{\"name\":\"open_gate\",\"arguments\":{\"gate\":\"north\"},\"id\":\"c1\"}]}"
-#define SEE_STEP "{\"template\":\"saw {toolOutput}\"}"
-#define GATE_TOOL "{\"name\":\"open_gate\",\"description\":\"Open a gate.\",\"parameters\":{\"type\":\"object\",\"properties\":{\"gate\":{\"type\":\"string\"}},\"required\":[\"gate\"]}}"
-
 static char *
 text_of (const char *line)
 {
@@ -52,9 +48,7 @@ test_reply_forms (void)
 {
   g_autoptr(OamClient) client = oam_client_new (NULL, NULL);
 
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"g\",\"tools\":[" GATE_TOOL "],"
-            OAM_SCRIPT ("[" TC_STEP "," SEE_STEP "," TC_STEP "," SEE_STEP "," TC_STEP "," SEE_STEP "," TC_STEP "," SEE_STEP "," TC_STEP "," SEE_STEP "]") "}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"g\",\"warnings\":[]}}");
+  oam_play (client, "tool-call-reply-forms");
   run_reply (client, 2, "\"result\":{\"output\":\"The gate opened.\"}", "saw The gate opened.");
   run_reply (client, 3, "\"result\":{\"output\":{\"opened\":true}}", "saw {\\\"opened\\\":true}");
   run_reply (client, 4, "\"result\":{\"output\":\"Chain jammed.\",\"isError\":true}", "saw Error: Chain jammed.");
@@ -68,22 +62,7 @@ test_records (void)
 {
   g_autoptr(OamClient) client = oam_client_new (NULL, NULL);
 
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"g\",\"tools\":[" GATE_TOOL "],"
-            OAM_SCRIPT ("[{\"toolCalls\":[{\"name\":\"open_gate\",\"arguments\":{\"gate\":\"a\"},\"id\":\"c1\"},{\"name\":\"open_gate\",\"arguments\":{\"gate\":\"b\"},\"id\":\"c2\"}]},{\"template\":\"{toolOutputs}\"}]") "}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"g\",\"warnings\":[]}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"g\",\"prompt\":\"open both\"}}");
-  /* Several calls of one step arrive back to back ... */
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"method\":\"tool/call\",\"params\":{\"session\":\"g\",\"requestId\":2,\"call\":{\"id\":\"c1\",\"name\":\"open_gate\",\"arguments\":{\"gate\":\"a\"}}}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-2\",\"method\":\"tool/call\",\"params\":{\"session\":\"g\",\"requestId\":2,\"call\":{\"id\":\"c2\",\"name\":\"open_gate\",\"arguments\":{\"gate\":\"b\"}}}}");
-  /* ... and may be answered in any order; records are in completion order.
-   * A response to an unknown id is ignored. */
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-99\",\"result\":{\"output\":\"nobody asked\"}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-2\",\"result\":{\"output\":\"B\"}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"result\":{\"output\":\"A\"}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"g\",\"text\":\"A\\nB\",\"toolCalls\":["
-              "{\"call\":{\"id\":\"c2\",\"name\":\"open_gate\",\"arguments\":{\"gate\":\"b\"}},\"output\":\"B\",\"isError\":false,\"durationSeconds\":0},"
-              "{\"call\":{\"id\":\"c1\",\"name\":\"open_gate\",\"arguments\":{\"gate\":\"a\"}},\"output\":\"A\",\"isError\":false,\"durationSeconds\":0}],"
-              "\"usage\":{\"inputTokens\":34,\"cachedInputTokens\":0,\"outputTokens\":30,\"totalTokens\":64},\"steps\":[{\"index\":0,\"completedToolRounds\":0,\"toolCallingMode\":\"allowed\",\"enabledTools\":[\"open_gate\"],\"trimmedEntries\":0},{\"index\":1,\"completedToolRounds\":1,\"toolCallingMode\":\"allowed\",\"enabledTools\":[\"open_gate\"],\"trimmedEntries\":0}]}}");
+  oam_play (client, "tool-call-records");
   g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
 }
 
@@ -94,16 +73,7 @@ test_timeout (void)
 {
   g_autoptr(OamClient) client = oam_client_new (NULL, NULL);
 
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"g\",\"tools\":[" GATE_TOOL "],\"options\":{\"toolTimeoutSeconds\":0.2},"
-            OAM_SCRIPT ("[" TC_STEP "," SEE_STEP "]") "}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"g\",\"warnings\":[]}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"g\",\"prompt\":\"open\"}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"method\":\"tool/call\",\"params\":{\"session\":\"g\",\"requestId\":2,\"call\":{\"id\":\"c1\",\"name\":\"open_gate\",\"arguments\":{\"gate\":\"north\"}}}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"method\":\"tool/cancel\",\"params\":{\"session\":\"g\",\"requestId\":2,\"id\":\"t-1\",\"callId\":\"c1\",\"reason\":\"Error: Tool 'open_gate' timed out after 0.2s.\"}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"g\",\"text\":\"saw Error: Tool 'open_gate' timed out after 0.2s.\",\"toolCalls\":[{\"call\":{\"id\":\"c1\",\"name\":\"open_gate\",\"arguments\":{\"gate\":\"north\"}},\"output\":\"Tool 'open_gate' timed out after 0.2s.\",\"isError\":true,\"durationSeconds\":0}],\"usage\":{\"inputTokens\":29,\"cachedInputTokens\":0,\"outputTokens\":29,\"totalTokens\":58},\"steps\":[{\"index\":0,\"completedToolRounds\":0,\"toolCallingMode\":\"allowed\",\"enabledTools\":[\"open_gate\"],\"trimmedEntries\":0},{\"index\":1,\"completedToolRounds\":1,\"toolCallingMode\":\"allowed\",\"enabledTools\":[\"open_gate\"],\"trimmedEntries\":0}]}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"result\":{\"output\":\"too late\"}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}");
+  oam_play (client, "tool-call-timeout");
   g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
 }
 
@@ -115,10 +85,7 @@ test_tool_timeout_precedence (void)
   const char *args[] = { "--tool-timeout", "0.1", NULL };
   g_autoptr(OamClient) client = oam_client_new (args, NULL);
 
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"g\",\"tools\":[" GATE_TOOL "],"
-            OAM_SCRIPT ("[" TC_STEP "," SEE_STEP "]") "}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"g\",\"warnings\":[]}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"g\",\"prompt\":\"open\"}}");
+  oam_play (client, "tool-call-timeout-precedence");
   oam_expect_prefix (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"method\":\"tool/call\",");
   oam_expect (client, "{\"jsonrpc\":\"2.0\",\"method\":\"tool/cancel\",\"params\":{\"session\":\"g\",\"requestId\":2,\"id\":\"t-1\",\"callId\":\"c1\",\"reason\":\"Error: Tool 'open_gate' timed out after 0.1s.\"}}");
   oam_expect_prefix (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"g\",\"text\":\"saw Error: Tool 'open_gate' timed out after 0.1s.\",");
@@ -134,10 +101,7 @@ test_cancel_outstanding (void)
   g_autofree char *second = NULL;
   g_autofree char *third = NULL;
 
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"g\",\"tools\":[" GATE_TOOL "],"
-            OAM_SCRIPT ("[" TC_STEP "," SEE_STEP "]") "}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"g\",\"warnings\":[]}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"g\",\"prompt\":\"open\"}}");
+  oam_play (client, "tool-cancel");
   oam_expect_prefix (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"method\":\"tool/call\",");
   oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/cancel\",\"params\":{\"session\":\"g\"}}");
   first = oam_recv (client);
@@ -147,9 +111,7 @@ test_cancel_outstanding (void)
   g_assert_cmpstr (second, ==, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"session\":\"g\",\"cancelled\":1}}");
   g_assert_cmpstr (third, ==, "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32009,\"message\":\"The request was cancelled\",\"data\":{\"code\":\"cancelled\"}}}");
   /* The late answer is ignored. */
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"result\":{\"output\":\"late\"}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session/list\"}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"sessions\":[{\"session\":\"g\",\"model\":\"scripted\",\"tools\":[\"open_gate\"],\"busy\":false,\"pendingOperations\":0,\"entries\":0,\"createdAt\":\"T\"}]}}");
+  oam_play (client, "tool-cancel-late-answer");
   g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
 }
 
@@ -160,11 +122,7 @@ test_reply_bypasses_queue (void)
 {
   g_autoptr(OamClient) client = oam_client_new (NULL, NULL);
 
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"g\",\"tools\":[" GATE_TOOL "],"
-            OAM_SCRIPT ("[" TC_STEP "," SEE_STEP ",{\"text\":\"second\"}]") "}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"g\",\"warnings\":[]}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"g\",\"prompt\":\"open\"}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/respond\",\"params\":{\"session\":\"g\",\"prompt\":\"again\"}}");
+  oam_play (client, "tool-call-bypasses-queue");
   oam_expect_prefix (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"method\":\"tool/call\",");
   oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"result\":{\"output\":\"ok\"}}");
   oam_expect_prefix (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"g\",\"text\":\"saw ok\",");
@@ -180,10 +138,7 @@ test_input_ends_during_tool_call (void)
   g_autoptr(OamClient) client = oam_client_new (NULL, NULL);
   g_autofree char *rest = NULL;
 
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"g\",\"tools\":[" GATE_TOOL "],"
-            OAM_SCRIPT ("[" TC_STEP "," SEE_STEP "]") "}}");
-  oam_expect (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"g\",\"warnings\":[]}}");
-  oam_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"g\",\"prompt\":\"open\"}}");
+  oam_play (client, "tool-call-input-ends");
   oam_expect_prefix (client, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"method\":\"tool/call\",");
   g_assert_cmpint (oam_client_finish (client, &rest), ==, 0);
   g_assert_true (g_str_has_prefix (rest, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"g\",\"text\":\"saw Error: "));

@@ -12,13 +12,13 @@
 #include <string.h>
 
 #include "fake-openai-server.h"
+#include "gg-test-exchange.h"
 #include "gg-test-util.h"
 
 #define READ_TIMEOUT_MS 10000
 #define KEY_VAR "GG_E2E_TEST_API_KEY"
 #define TEST_KEY "sk-e2e-7Hq2mZpW4vX9rT1yLk8sJd3fGc6bNa5e"
 
-#define STEP(i, r, mode, tools) "{\"index\":" #i ",\"completedToolRounds\":" #r ",\"toolCallingMode\":\"" mode "\",\"enabledTools\":[" tools "],\"trimmedEntries\":0}"
 #define GATE_TOOL "{\"name\":\"open_gate\",\"description\":\"Ask the game engine to open a named gate. Returns whether it opened.\",\"parameters\":{\"type\":\"object\",\"properties\":{\"gate\":{\"type\":\"string\"}},\"required\":[\"gate\"]}}"
 #define OPENAI_MODEL "\"model\":{\"type\":\"openai\"}"
 
@@ -108,6 +108,30 @@ expect_line (E2e        *e2e,
   g_assert_cmpstr (line, ==, expected);
 }
 
+static void
+play_send (const char *line,
+           gpointer    e2e)
+{
+  send_line (e2e, line);
+}
+
+static char *
+play_recv (gpointer e2e)
+{
+  return recv_line (e2e);
+}
+
+/* Plays tests/openai/exchanges/@name.txt against the running gamegate:
+ * each `> ` line sent, each `< ` line expected exactly (normalized). */
+static void
+play (E2e        *e2e,
+      const char *name)
+{
+  g_autoptr(GgTestExchange) exchange = gg_test_exchange_load ("openai", name);
+
+  gg_test_exchange_play (exchange, play_send, play_recv, e2e);
+}
+
 /* The API key must never leave gamegate: not in a message to the engine,
  * not on stderr. */
 static void
@@ -188,20 +212,7 @@ test_tool_round (void)
 
   create_session (e2e, "\"instructions\":\"You are a castle guard in a game. Use tools to act. Reply in one sentence.\","
                        "\"tools\":[" GATE_TOOL "],\"options\":{\"toolChoice\":\"required\"},");
-  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/respond\",\"params\":{\"session\":\"guard\",\"prompt\":\"Please open the north gate.\",\"stream\":true}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":3,\"event\":{\"type\":\"modelStep\",\"step\":" STEP (0, 0, "required", "\"open_gate\"") "}}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":3,\"event\":{\"type\":\"toolCallStarted\",\"call\":{\"id\":\"call_NYH7\",\"name\":\"open_gate\",\"arguments\":{\"gate\":\"north\"}},\"execution\":\"client\"}}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"method\":\"tool/call\",\"params\":{\"session\":\"guard\",\"requestId\":3,\"call\":{\"id\":\"call_NYH7\",\"name\":\"open_gate\",\"arguments\":{\"gate\":\"north\"}}}}");
-  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"result\":{\"output\":{\"opened\":false,\"reason\":\"the portcullis chain is jammed\"}}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":3,\"event\":{\"type\":\"toolCallCompleted\",\"record\":{\"call\":{\"id\":\"call_NYH7\",\"name\":\"open_gate\",\"arguments\":{\"gate\":\"north\"}},\"output\":{\"opened\":false,\"reason\":\"the portcullis chain is jammed\"},\"isError\":false,\"durationSeconds\":0}}}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":3,\"event\":{\"type\":\"modelStep\",\"step\":" STEP (1, 1, "allowed", "\"open_gate\"") "}}}");
-  /* 67 characters in 3 pieces of 23. */
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":3,\"event\":{\"type\":\"text\",\"delta\":\"The north gate remains \",\"text\":\"The north gate remains \",\"isReset\":false}}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":3,\"event\":{\"type\":\"text\",\"delta\":\"shut because the portcu\",\"text\":\"The north gate remains shut because the portcu\",\"isReset\":false}}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":3,\"event\":{\"type\":\"text\",\"delta\":\"llis chain is jammed.\",\"text\":\"The north gate remains shut because the portcullis chain is jammed.\",\"isReset\":false}}}");
-  /* Usage is the fake server's: 10 + 5 per message prompt tokens, half of
-   * them cached, summed over both steps. */
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"session\":\"guard\",\"text\":\"The north gate remains shut because the portcullis chain is jammed.\",\"toolCalls\":[{\"call\":{\"id\":\"call_NYH7\",\"name\":\"open_gate\",\"arguments\":{\"gate\":\"north\"}},\"output\":{\"opened\":false,\"reason\":\"the portcullis chain is jammed\"},\"isError\":false,\"durationSeconds\":0}],\"usage\":{\"inputTokens\":50,\"cachedInputTokens\":25,\"outputTokens\":24,\"totalTokens\":74},\"steps\":[" STEP (0, 0, "required", "\"open_gate\"") "," STEP (1, 1, "allowed", "\"open_gate\"") "]}}");
+  play (e2e, "session-tool-round");
 
   /* What the server saw: the tool offered and required, then the call and
    * its result in the second request; the key as a bearer token. */
@@ -240,8 +251,6 @@ request_text (FakeOpenai *fake,
 
 /* ---- a schema turn ------------------------------------------------------ */
 
-#define DECIDE_SCHEMA "{\"type\":\"object\",\"properties\":{\"reasoning\":{\"type\":\"string\"},\"choice\":{\"type\":\"string\",\"enum\":[\"accept\",\"refuse\"]},\"bribe\":{\"type\":\"integer\"}},\"required\":[\"reasoning\",\"choice\"]}"
-
 static void
 test_schema_turn (void)
 {
@@ -253,8 +262,7 @@ test_schema_turn (void)
    * "absent". */
   fake_openai_push_text (e2e->fake, "{\"reasoning\":\"The captain forbade it.\",\"choice\":\"refuse\",\"bribe\":null}");
   create_session (e2e, "\"instructions\":\"You are a castle guard.\",");
-  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"guard\",\"prompt\":\"Will you let me pass?\",\"schema\":" DECIDE_SCHEMA "}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"guard\",\"text\":\"{\\\"reasoning\\\":\\\"The captain forbade it.\\\",\\\"choice\\\":\\\"refuse\\\"}\",\"structured\":{\"reasoning\":\"The captain forbade it.\",\"choice\":\"refuse\"},\"toolCalls\":[],\"usage\":{\"inputTokens\":20,\"cachedInputTokens\":10,\"outputTokens\":18,\"totalTokens\":38},\"steps\":[" STEP (0, 0, "allowed", "") "]}}");
+  play (e2e, "session-schema");
 
   g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 1);
   sent = fake_openai_get_request (e2e->fake, 0);
@@ -287,10 +295,7 @@ test_npc_talk (void)
   reply = fake_openai_push (e2e->fake);
   fake_reply_add_tool_call (reply, "call_rd1", "respond_directly", "{}");
   fake_openai_push_text (e2e->fake, "{\"emotion\":\"proud\",\"line\":\"Aye, finest iron in the valley.\",\"player_options\":[\"How much?\",\"Show me.\",\"Farewell.\"],\"ends_conversation\":false}");
-  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"npc/create\",\"params\":{\"npc\":\"gorm\",\"persona\":{\"name\":\"Gorm\",\"role\":\"the village blacksmith\",\"personality\":\"Gruff but fair.\"},\"model\":{\"type\":\"openai\",\"model\":\"fake-model\"}}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"npc\":\"gorm\",\"tools\":[],\"warnings\":[]}}");
-  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"npc/talk\",\"params\":{\"npc\":\"gorm\",\"line\":\"Is that sword any good?\"}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"npc\":\"gorm\",\"line\":\"Aye, finest iron in the valley.\",\"emotion\":\"proud\",\"playerOptions\":[\"How much?\",\"Show me.\",\"Farewell.\"],\"endsConversation\":false,\"toolCalls\":[],\"relationship\":0,\"isFallback\":false,\"usage\":{\"inputTokens\":40,\"cachedInputTokens\":20,\"outputTokens\":43,\"totalTokens\":83}}}");
+  play (e2e, "npc-talk");
 
   g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 2);
   sent = fake_openai_get_request (e2e->fake, 1);
@@ -304,8 +309,7 @@ test_npc_talk (void)
   fake_reply_add_tool_call (reply, "call_rd2", "respond_directly", "{}");
   reply = fake_openai_push_text (e2e->fake, "{\"emotion\":\"amused\",\"line\":\"Forty gold, and cheap at that.\",\"player_options\":[\"Deal.\",\"Too much.\",\"Bye.\"],\"ends_conversation\":false}");
   reply->text_pieces = 8;
-  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"npc/talk\",\"params\":{\"npc\":\"gorm\",\"line\":\"How much?\",\"stream\":true}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"method\":\"npc/event\",\"params\":{\"npc\":\"gorm\",\"requestId\":3,\"event\":{\"type\":\"emotion\",\"emotion\":\"amused\"}}}");
+  play (e2e, "npc-talk-streamed");
   {
     /* Structured replies: however the line is split into lineDelta events
      * (today oam sends it whole once the reply is complete), the deltas
@@ -348,9 +352,7 @@ test_npc_talk_text_stream (void)
   fake_reply_add_tool_call (reply, "call_rd1", "respond_directly", "{}");
   reply = fake_openai_push_text (e2e->fake, "[amused] Forty gold, and cheap at that.");
   reply->text_pieces = 4;
-  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"npc/create\",\"params\":{\"npc\":\"gorm\",\"persona\":{\"name\":\"Gorm\"},\"options\":{\"replyFormat\":\"text\"}," OPENAI_MODEL "}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"npc\":\"gorm\",\"tools\":[],\"warnings\":[]}}");
-  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"npc/talk\",\"params\":{\"npc\":\"gorm\",\"line\":\"How much?\",\"stream\":true}}");
+  play (e2e, "npc-talk-text-stream");
 #define NPC_EVENT(body) "{\"jsonrpc\":\"2.0\",\"method\":\"npc/event\",\"params\":{\"npc\":\"gorm\",\"requestId\":2,\"event\":" body "}}"
   /* Pieces "[amused] F", "orty gold,", " and cheap", " at that.". */
   expect_line (e2e, NPC_EVENT ("{\"type\":\"emotion\",\"emotion\":\"amused\"}"));
@@ -377,8 +379,7 @@ test_decision (void)
   g_autofree char *dump = NULL;
 
   fake_openai_push_text (e2e->fake, "{\"reasoning\":\"Snik is timid, so he avoids a fight.\",\"optionID\":\"flee\",\"confidence\":75}");
-  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"decision/decide\",\"params\":{\"situation\":\"A knight charges at you.\",\"options\":[{\"id\":\"flee\",\"description\":\"Run into the woods\"},{\"id\":\"fight\",\"description\":\"Stand and fight\"}],\"actor\":{\"name\":\"Snik\",\"role\":\"a goblin scout\"},\"context\":{\"hp\":3,\"playerHp\":40}," OPENAI_MODEL "}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"optionID\":\"flee\",\"reasoning\":\"Snik is timid, so he avoids a fight.\",\"confidence\":75,\"toolCalls\":[],\"usage\":{\"inputTokens\":20,\"cachedInputTokens\":10,\"outputTokens\":22,\"totalTokens\":42},\"isFallback\":false}}");
+  play (e2e, "decision-decide");
 
   g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 1);
   sent = fake_openai_get_request (e2e->fake, 0);
@@ -430,10 +431,7 @@ test_cancel_mid_stream (void)
   reply->chunk_delay_ms = 100;
   reply->hang = TRUE;   /* never completes, however slow gamegate runs */
   create_session (e2e, "");
-  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"guard\",\"prompt\":\"Tell me a story.\",\"stream\":true}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":2,\"event\":{\"type\":\"modelStep\",\"step\":" STEP (0, 0, "allowed", "") "}}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":2,\"event\":{\"type\":\"text\",\"delta\":\"Lon\",\"text\":\"Lon\",\"isReset\":false}}}");
-  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/cancel\",\"params\":{\"session\":\"guard\"}}");
+  play (e2e, "cancel-mid-stream");
   /* Deltas already on their way may come first. */
   do
     {
@@ -450,8 +448,7 @@ test_cancel_mid_stream (void)
 
   /* The session still works, and the cancelled turn left no trace. */
   fake_openai_push_text (e2e->fake, "Ask again.");
-  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session/respond\",\"params\":{\"session\":\"guard\",\"prompt\":\"Well?\"}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"session\":\"guard\",\"text\":\"Ask again.\",\"toolCalls\":[],\"usage\":{\"inputTokens\":15,\"cachedInputTokens\":7,\"outputTokens\":3,\"totalTokens\":18},\"steps\":[" STEP (0, 0, "allowed", "") "]}}");
+  play (e2e, "cancel-mid-stream-next-turn");
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (fake_openai_get_request (e2e->fake, 1), "messages")), ==, 1);
   e2e_finish (e2e);
 }
@@ -470,10 +467,7 @@ test_shutdown_mid_stream (void)
   reply->chunk_delay_ms = 100;
   reply->hang = TRUE;
   create_session (e2e, "");
-  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"guard\",\"prompt\":\"Tell me a story.\",\"stream\":true}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":2,\"event\":{\"type\":\"modelStep\",\"step\":" STEP (0, 0, "allowed", "") "}}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":2,\"event\":{\"type\":\"text\",\"delta\":\"Lon\",\"text\":\"Lon\",\"isReset\":false}}}");
-  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"shutdown\"}");
+  play (e2e, "cancel-shutdown-mid-stream");
   do
     {
       g_clear_pointer (&line, g_free);
@@ -502,11 +496,7 @@ test_npc_cancel_mid_stream (void)
   reply->text_pieces = 40;
   reply->chunk_delay_ms = 100;
   reply->hang = TRUE;
-  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"npc/create\",\"params\":{\"npc\":\"gorm\",\"persona\":{\"name\":\"Gorm\"},\"options\":{\"replyFormat\":\"text\"}," OPENAI_MODEL "}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"npc\":\"gorm\",\"tools\":[],\"warnings\":[]}}");
-  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"npc/talk\",\"params\":{\"npc\":\"gorm\",\"line\":\"Any news?\",\"stream\":true}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"method\":\"npc/event\",\"params\":{\"npc\":\"gorm\",\"requestId\":2,\"event\":{\"type\":\"emotion\",\"emotion\":\"worried\"}}}");
-  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"npc/cancel\",\"params\":{\"npc\":\"gorm\"}}");
+  play (e2e, "cancel-npc-mid-stream");
   do
     {
       g_clear_pointer (&first, g_free);
@@ -573,11 +563,9 @@ test_retry_after_tool_round (void)
   reply->retry_after = g_strdup ("1");
   fake_openai_push_text (e2e->fake, "The east gate is open.");
   create_session (e2e, "\"tools\":[" GATE_TOOL "],");
-  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"guard\",\"prompt\":\"Open the east gate.\"}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"method\":\"tool/call\",\"params\":{\"session\":\"guard\",\"requestId\":2,\"call\":{\"id\":\"call_1\",\"name\":\"open_gate\",\"arguments\":{\"gate\":\"east\"}}}}");
+  play (e2e, "error-rate-limited-after-tool");
   started = g_get_monotonic_time ();
-  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"result\":{\"output\":\"opened\"}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"guard\",\"text\":\"The east gate is open.\",\"toolCalls\":[{\"call\":{\"id\":\"call_1\",\"name\":\"open_gate\",\"arguments\":{\"gate\":\"east\"}},\"output\":\"opened\",\"isError\":false,\"durationSeconds\":0}],\"usage\":{\"inputTokens\":40,\"cachedInputTokens\":19,\"outputTokens\":13,\"totalTokens\":53},\"steps\":[" STEP (0, 0, "allowed", "\"open_gate\"") "," STEP (1, 1, "allowed", "\"open_gate\"") "]}}");
+  play (e2e, "error-rate-limited-after-tool-answer");
   /* Retry-After: 1 was honoured. */
   g_assert_cmpint (g_get_monotonic_time () - started, >=, 950 * 1000);
   g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 3);
@@ -594,8 +582,7 @@ test_persistent_server_error (void)
   for (guint i = 0; i < 8; i++)
     fake_openai_push_error (e2e->fake, 500, "{\"error\":{\"message\":\"The server had an error while processing your request.\",\"type\":\"server_error\",\"param\":null,\"code\":null}}");
   create_session (e2e, "");
-  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"guard\",\"prompt\":\"Hello\"}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32012,\"message\":\"The server failed with HTTP 500: The server had an error while processing your request.\",\"data\":{\"code\":\"generation_failed\"}}}");
+  play (e2e, "error-persistent");
   /* 3 HTTP requests per attempt (retries=2), 2 attempts (maxAttempts). */
   g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 6);
   e2e_finish (e2e);
@@ -635,8 +622,6 @@ push_dying (FakeOpenai *fake)
   return reply;
 }
 
-#define DIES_EVENT(delta, text, reset) "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":2,\"event\":{\"type\":\"text\",\"delta\":\"" delta "\",\"text\":\"" text "\",\"isReset\":" reset "}}}"
-
 /* With one attempt per step the turn fails with generation_failed; the
  * backend does not retry itself once text was forwarded. */
 static void
@@ -646,18 +631,12 @@ test_server_dies_mid_stream (void)
 
   push_dying (e2e->fake);
   create_session (e2e, "\"options\":{\"maxAttempts\":1},");
-  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"guard\",\"prompt\":\"What happened?\",\"stream\":true}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":2,\"event\":{\"type\":\"modelStep\",\"step\":" STEP (0, 0, "allowed", "") "}}}");
-  expect_line (e2e, DIES_EVENT ("The br", "The br", "false"));
-  expect_line (e2e, DIES_EVENT ("idge c", "The bridge c", "false"));
-  expect_line (e2e, DIES_EVENT ("ollaps", "The bridge collaps", "false"));
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32012,\"message\":\"The model server closed the stream before the answer was complete\",\"data\":{\"code\":\"generation_failed\"}}}");
+  play (e2e, "error-dies-mid-stream");
   g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 1);
 
   /* The failed turn left no trace in the history. */
   fake_openai_push_text (e2e->fake, "Ask again.");
-  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/respond\",\"params\":{\"session\":\"guard\",\"prompt\":\"Well?\"}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"session\":\"guard\",\"text\":\"Ask again.\",\"toolCalls\":[],\"usage\":{\"inputTokens\":15,\"cachedInputTokens\":7,\"outputTokens\":3,\"totalTokens\":18},\"steps\":[" STEP (0, 0, "allowed", "") "]}}");
+  play (e2e, "error-dies-mid-stream-next-turn");
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (fake_openai_get_request (e2e->fake, 1), "messages")), ==, 1);
   e2e_finish (e2e);
 }
@@ -674,14 +653,7 @@ test_server_dies_then_recovers (void)
   reply = fake_openai_push_text (e2e->fake, "It fell in the flood.");
   reply->text_pieces = 2;
   create_session (e2e, "");
-  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"guard\",\"prompt\":\"What happened?\",\"stream\":true}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"guard\",\"requestId\":2,\"event\":{\"type\":\"modelStep\",\"step\":" STEP (0, 0, "allowed", "") "}}}");
-  expect_line (e2e, DIES_EVENT ("The br", "The br", "false"));
-  expect_line (e2e, DIES_EVENT ("idge c", "The bridge c", "false"));
-  expect_line (e2e, DIES_EVENT ("ollaps", "The bridge collaps", "false"));
-  expect_line (e2e, DIES_EVENT ("It fell in ", "It fell in ", "true"));
-  expect_line (e2e, DIES_EVENT ("the flood.", "It fell in the flood.", "false"));
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"guard\",\"text\":\"It fell in the flood.\",\"toolCalls\":[],\"usage\":{\"inputTokens\":15,\"cachedInputTokens\":7,\"outputTokens\":6,\"totalTokens\":21},\"steps\":[" STEP (0, 0, "allowed", "") "]}}");
+  play (e2e, "error-dies-then-recovers");
   g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 2);
   e2e_finish (e2e);
 }
@@ -711,8 +683,7 @@ test_connection_refused (void)
 
   create = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"guard\",\"model\":{\"type\":\"openai\",\"baseUrl\":\"http://127.0.0.1:%u/v1\",\"model\":\"qwen2.5-7b-instruct\"}}}", port);
   send_line (e2e, create);
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"guard\",\"warnings\":[]}}");
-  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"guard\",\"prompt\":\"Hello\"}}");
+  play (e2e, "error-connection-refused");
   expected = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32001,\"message\":\"Model 'qwen2.5-7b-instruct' at http://127.0.0.1:%u/v1 is unavailable: cannot connect to the server\",\"data\":{\"code\":\"model_unavailable\",\"baseUrl\":\"http://127.0.0.1:%u/v1\",\"model\":\"qwen2.5-7b-instruct\"}}}", port, port);
   expect_line (e2e, expected);
   g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 0);
@@ -735,10 +706,7 @@ test_availability (void)
 
   /* The system model is the openai one: a session without a model uses it. */
   fake_openai_push_text (e2e->fake, "At your service.");
-  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/create\",\"params\":{\"session\":\"s\"}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"session\":\"s\",\"warnings\":[]}}");
-  send_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/respond\",\"params\":{\"session\":\"s\",\"prompt\":\"Hi\"}}");
-  expect_line (e2e, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"session\":\"s\",\"text\":\"At your service.\",\"toolCalls\":[],\"usage\":{\"inputTokens\":15,\"cachedInputTokens\":7,\"outputTokens\":5,\"totalTokens\":20},\"steps\":[" STEP (0, 0, "allowed", "") "]}}");
+  play (e2e, "availability-default-model");
   g_assert_cmpuint (fake_openai_get_n_requests (e2e->fake), ==, 1);
   e2e_finish (e2e);
 }

@@ -1,0 +1,47 @@
+/* gg-a2g-entity.h: one decide entry checked against the manifest (spec
+ * section 5 step 1), its quantised situation and cache key (step 3), and
+ * the model input made from it (step 5).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "gg-a2g-context.h"
+#include "gg-a2g-manifest.h"
+#include "gg-a2g-store.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  char *entity;
+  GgA2gEntityType *type;      /* borrowed from the manifest */
+  char *profile;              /* nullable */
+  JsonObject *observations;   /* checked and cleaned, manifest order */
+  JsonObject *quantised;      /* as the cache key sees them */
+  JsonArray *legal_actions;   /* request order */
+  JsonArray *sorted_actions;  /* sorted, for the key */
+  gint64 deadline_ms;
+  char *situation_key;        /* hex */
+} GgA2gEntry;
+
+GgA2gEntry *gg_a2g_entry_parse        (GgA2gManifest *manifest,
+                                       GgA2gContext  *context,
+                                       JsonObject    *object,
+                                       gint64         default_deadline_ms,
+                                       GError       **error);
+void        gg_a2g_entry_free         (GgA2gEntry *entry);
+char       *gg_a2g_entry_cache_key    (GgA2gEntry   *entry,
+                                       const char   *session_id);
+const char *gg_a2g_instructions       (void);
+char       *gg_a2g_entry_prompt       (GgA2gEntry    *entry,
+                                       GgA2gManifest *manifest,
+                                       GgA2gContext  *context,
+                                       JsonObject    *situation,
+                                       GPtrArray     *memory,
+                                       gint64        *out_tokens);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GgA2gEntry, gg_a2g_entry_free)
+
+G_END_DECLS

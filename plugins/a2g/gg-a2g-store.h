@@ -1,0 +1,239 @@
+/* gg-a2g-store.h: the one interface behind which the a2g plugin keeps its
+ * state: sessions and their tokens, manifests, the decision cache, rate
+ * buckets, token budgets, decision records (for reports and memory),
+ * request_id replays and per-session telemetry.
+ *
+ * The local profile uses the in-memory implementation
+ * (gg-a2g-memory-store.c). The interface is shaped for a shared store
+ * (Redis through hiredis, asynchronous on the GLib main loop) so that
+ * replicas can share state:
+ *
+ * - Every operation is asynchronous (callback + GTask), because a shared
+ *   store answers over the network. Implementations complete each one
+ *   through a GTask whose source object is the store, returning what the
+ *   matching gg_a2g_store_*_finish() reads (pointer, boolean or int). The
+ *   in-memory store completes them on the next main-loop iteration.
+ * - Every operation that must be atomic across replicas is ONE call, so a
+ *   shared implementation can make it one script or transaction: opening
+ *   or renewing a session (new token, previous one kept for the grace
+ *   period), looking a session up with its token (which also renews its
+ *   idle expiry), taking from a rate bucket, reserving a budget, settling
+ *   a reservation, accepting a report once, claiming a request_id.
+ * - Values cross the interface as plain data (strings, numbers, JSON) that
+ *   serialise as they are. The one exception is a session's context
+ *   (GgA2gContext), whose JSON `state` is what a shared store keeps; the
+ *   derived fields are recomputed from it and the manifest.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "gg-a2g-context.h"
+
+G_BEGIN_DECLS
+
+/* A session as the store has it, a snapshot: read-only for callers. */
+typedef struct {
+  gatomicrefcount ref;
+  char *client_id;
+  char *id;              /* random: scopes the session cache */
+  char *game;
+  char *manifest_hash;
+  char *token;           /* the current session token */
+  gint64 ttl_s;          /* expires_in */
+  GgA2gContext *context; /* nullable: none set yet */
+} GgA2gSession;
+
+GgA2gSession *gg_a2g_session_ref   (GgA2gSession *session);
+void          gg_a2g_session_unref (GgA2gSession *session);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GgA2gSession, gg_a2g_session_unref)
+
+/* One cached decision. @key is "game:<hex>" or "session:<session id>:<hex>". */
+typedef struct {
+  gatomicrefcount ref;
+  char *key;
+  char *manifest_hash;
+  char *type;
+  JsonNode *situation;      /* the quantised observations */
+  JsonNode *legal_actions;  /* sorted */
+  char *action;
+  gint64 confidence;
+  char *reason;
+  gint64 expires_us;        /* monotonic */
+} GgA2gCacheEntry;
+
+GgA2gCacheEntry *gg_a2g_cache_entry_new   (void);
+GgA2gCacheEntry *gg_a2g_cache_entry_ref   (GgA2gCacheEntry *entry);
+void             gg_a2g_cache_entry_unref (GgA2gCacheEntry *entry);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GgA2gCacheEntry, gg_a2g_cache_entry_unref)
+
+/* One decision, kept for reports and memory as long as its session lives. */
+typedef struct {
+  gatomicrefcount ref;
+  char *decision_id;
+  char *entity;
+  char *type;
+  char *action;
+  gint64 confidence;
+  char *reason;          /* nullable */
+  char *situation_key;   /* hex: the cache key of the situation */
+  char *outcome;         /* nullable until reported */
+  double reward;
+  gboolean has_reward;
+} GgA2gRecord;
+
+GgA2gRecord *gg_a2g_record_new   (void);
+GgA2gRecord *gg_a2g_record_ref   (GgA2gRecord *record);
+void         gg_a2g_record_unref (GgA2gRecord *record);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GgA2gRecord, gg_a2g_record_unref)
+
+typedef enum {
+  GG_A2G_REPORT_ACCEPTED,
+  GG_A2G_REPORT_UNKNOWN,
+  GG_A2G_REPORT_OTHER_SESSION,
+  GG_A2G_REPORT_OTHER_ENTITY,
+  GG_A2G_REPORT_ALREADY_REPORTED,
+} GgA2gReportResult;
+
+/* One budget a reservation draws on. */
+typedef struct {
+  const char *scope;     /* "session:<client_id>", "game:<game>" */
+  gint64 limit;          /* tokens per window; 0: unlimited (still counted) */
+  gint64 window_s;
+  const char *window;    /* "hour", "day" */
+} GgA2gBudgetLimit;
+
+/* The latest telemetry entry of one entity: scalars only. */
+typedef struct {
+  char *entity;
+  char *type;            /* nullable */
+  char *faction;         /* nullable */
+  gboolean has_pos;
+  double pos[3];
+  guint dims;
+  JsonObject *scalars;   /* the other kept members */
+} GgA2gTelemetry;
+
+void gg_a2g_telemetry_free (GgA2gTelemetry *entry);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GgA2gTelemetry, gg_a2g_telemetry_free)
+
+#define GG_A2G_TYPE_STORE (gg_a2g_store_get_type ())
+G_DECLARE_INTERFACE (GgA2gStore, gg_a2g_store, GG, A2G_STORE, GObject)
+
+struct _GgA2gStoreInterface {
+  GTypeInterface g_iface;
+
+  /* Manifests by hash (canonical JSON text). get: pointer (char*, NULL = unknown). */
+  void (*manifest_put)    (GgA2gStore *self, const char *hash, const char *canonical,
+                           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+  void (*manifest_get)    (GgA2gStore *self, const char *hash,
+                           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+  /* Open or renew: pointer (GgA2gSession*). A renewal keeps context,
+   * records, telemetry and usage; the previous token stays valid for
+   * @grace_s seconds. */
+  void (*session_open)    (GgA2gStore *self, const char *client_id, const char *game,
+                           const char *manifest_hash, gint64 ttl_s, gint64 grace_s,
+                           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+  /* pointer (GgA2gSession*), or GG_A2G_ERROR_UNKNOWN_SESSION /
+   * GG_A2G_ERROR_UNAUTHORIZED; renews the idle expiry. */
+  void (*session_lookup)  (GgA2gStore *self, const char *client_id, const char *token,
+                           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+  /* boolean */
+  void (*session_set_context) (GgA2gStore *self, const char *client_id, GgA2gContext *context,
+                               GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+  /* int: live sessions */
+  void (*session_count)   (GgA2gStore *self,
+                           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+
+  /* pointer (GgA2gCacheEntry*, NULL = miss) */
+  void (*cache_get)       (GgA2gStore *self, const char *key,
+                           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+  /* boolean */
+  void (*cache_put)       (GgA2gStore *self, GgA2gCacheEntry *entry,
+                           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+  /* pointer (GPtrArray of GgA2gCacheEntry*): the game-wide entries of a manifest */
+  void (*cache_list)      (GgA2gStore *self, const char *manifest_hash,
+                           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+
+  /* int: 0 if taken, else the milliseconds until a token is there */
+  void (*rate_take)       (GgA2gStore *self, const char *bucket, double rate, double burst,
+                           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+  /* int: a reservation id (> 0), or 0 when one of the budgets is spent */
+  void (*budget_reserve)  (GgA2gStore *self, const GgA2gBudgetLimit *limits, guint n_limits,
+                           gint64 amount,
+                           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+  /* boolean: replaces the reservation by what was really used */
+  void (*budget_settle)   (GgA2gStore *self, gint64 reservation, gint64 used,
+                           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+  /* pointer (JsonArray*): [{"scope","used","limit","window"}] of the scopes
+   * starting with @prefix */
+  void (*budget_list)     (GgA2gStore *self, const char *prefix,
+                           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+
+  /* boolean */
+  void (*record_put)      (GgA2gStore *self, const char *client_id, GgA2gRecord *record,
+                           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+  /* int (GgA2gReportResult): accepts a report once */
+  void (*record_report)   (GgA2gStore *self, const char *client_id, const char *decision_id,
+                           const char *entity, const char *outcome, gboolean has_reward, double reward,
+                           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+  /* pointer (GPtrArray of GgA2gRecord*): the entity's latest decisions, newest first */
+  void (*record_recent)   (GgA2gStore *self, const char *client_id, const char *entity, guint max,
+                           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+
+  /* pointer (GBytes*): the stored answer, or NULL when the caller now owns
+   * the request_id (and must finish it); waits while another holds it */
+  void (*replay_claim)    (GgA2gStore *self, const char *client_id, const char *request_id,
+                           gint64 ttl_s,
+                           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+  /* boolean: stores the answer (NULL: gives the claim up) */
+  void (*replay_finish)   (GgA2gStore *self, const char *client_id, const char *request_id,
+                           GBytes *answer,
+                           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+
+  /* int: entries kept (new entities beyond @max_tracked are not) */
+  void (*telemetry_put)   (GgA2gStore *self, const char *client_id, GPtrArray *entries,
+                           guint max_tracked,
+                           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+  /* pointer (JsonObject*, NULL without telemetry): nearby, members, population */
+  void (*situation)       (GgA2gStore *self, const char *client_id, const char *entity,
+                           double radius,
+                           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+};
+
+#define GG_A2G_STORE_OP(name, ...) \
+  void gg_a2g_store_##name##_async (GgA2gStore *self, __VA_ARGS__ GCancellable *cancellable, \
+                                    GAsyncReadyCallback callback, gpointer user_data)
+
+GG_A2G_STORE_OP (manifest_put, const char *hash, const char *canonical,);
+GG_A2G_STORE_OP (manifest_get, const char *hash,);
+GG_A2G_STORE_OP (session_open, const char *client_id, const char *game, const char *manifest_hash,
+                 gint64 ttl_s, gint64 grace_s,);
+GG_A2G_STORE_OP (session_lookup, const char *client_id, const char *token,);
+GG_A2G_STORE_OP (session_set_context, const char *client_id, GgA2gContext *context,);
+GG_A2G_STORE_OP (session_count,);
+GG_A2G_STORE_OP (cache_get, const char *key,);
+GG_A2G_STORE_OP (cache_put, GgA2gCacheEntry *entry,);
+GG_A2G_STORE_OP (cache_list, const char *manifest_hash,);
+GG_A2G_STORE_OP (rate_take, const char *bucket, double rate, double burst,);
+GG_A2G_STORE_OP (budget_reserve, const GgA2gBudgetLimit *limits, guint n_limits, gint64 amount,);
+GG_A2G_STORE_OP (budget_settle, gint64 reservation, gint64 used,);
+GG_A2G_STORE_OP (budget_list, const char *prefix,);
+GG_A2G_STORE_OP (record_put, const char *client_id, GgA2gRecord *record,);
+GG_A2G_STORE_OP (record_report, const char *client_id, const char *decision_id, const char *entity,
+                 const char *outcome, gboolean has_reward, double reward,);
+GG_A2G_STORE_OP (record_recent, const char *client_id, const char *entity, guint max,);
+GG_A2G_STORE_OP (replay_claim, const char *client_id, const char *request_id, gint64 ttl_s,);
+GG_A2G_STORE_OP (replay_finish, const char *client_id, const char *request_id, GBytes *answer,);
+GG_A2G_STORE_OP (telemetry_put, const char *client_id, GPtrArray *entries, guint max_tracked,);
+GG_A2G_STORE_OP (situation, const char *client_id, const char *entity, double radius,);
+
+/* Finishing: the result kind each operation documents above. */
+gpointer gg_a2g_store_finish_pointer (GgA2gStore *self, GAsyncResult *result, GError **error);
+gboolean gg_a2g_store_finish_boolean (GgA2gStore *self, GAsyncResult *result, GError **error);
+gssize   gg_a2g_store_finish_int     (GgA2gStore *self, GAsyncResult *result, GError **error);
+
+G_END_DECLS

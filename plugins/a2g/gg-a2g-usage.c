@@ -1,0 +1,122 @@
+/* gg-a2g-usage.c: GET /v1/usage (the counters and the game budgets) and
+ * GET /v1/policy (the game-wide cache of one manifest as a decision table
+ * a game can ship, with the SHA-256 of its canonical JSON; the Ed25519
+ * signature comes with the server profile).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "gg-a2g-canonical.h"
+#include "gg-a2g-service.h"
+
+typedef struct {
+  GgA2gExchange *ex;
+  gssize sessions;
+} Usage;
+
+static void
+on_budgets (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  Usage *usage = user_data;
+  g_autoptr(GgA2gExchange) ex = usage->ex;
+  g_autoptr(JsonArray) budgets = gg_a2g_store_finish_pointer (GG_A2G_STORE (source), result, NULL);
+  g_autoptr(JsonObject) reply = gg_a2g_reply_new ();
+
+  json_object_set_int_member (reply, "sessions", MAX (usage->sessions, 0));
+  g_free (usage);
+  if (ex->service == NULL)
+    return;
+  gg_a2g_stats_add_counts (ex->service->stats, reply);
+  json_object_set_array_member (reply, "budgets", budgets != NULL ? g_steal_pointer (&budgets) : json_array_new ());
+  gg_a2g_exchange_reply (ex, 200, reply);
+}
+
+static void
+on_counted (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  Usage *usage = user_data;
+
+  usage->sessions = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, NULL);
+  gg_a2g_store_budget_list_async (GG_A2G_STORE (source), "game:", usage->ex->cancellable, on_budgets, usage);
+}
+
+/**
+ * gg_a2g_handle_usage:
+ * @ex: a GET /v1/usage
+ */
+void
+gg_a2g_handle_usage (GgA2gExchange *ex)
+{
+  Usage *usage = g_new0 (Usage, 1);
+
+  usage->ex = gg_a2g_exchange_ref (ex);
+  gg_a2g_store_session_count_async (ex->service->store, ex->cancellable, on_counted, usage);
+}
+
+static void
+on_entries (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GgA2gExchange) ex = user_data;
+  g_autoptr(GPtrArray) entries = gg_a2g_store_finish_pointer (GG_A2G_STORE (source), result, NULL);
+  g_autoptr(JsonObject) reply = gg_a2g_reply_new ();
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  g_autofree char *created = g_date_time_format (now, "%Y-%m-%dT%H:%M:%SZ");
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *canonical = NULL;
+  g_autofree char *hex = NULL;
+  JsonArray *list = json_array_new ();
+
+  json_object_set_string_member (reply, "manifest_hash", g_hash_table_lookup (ex->query, "manifest_hash"));
+  json_object_set_string_member (reply, "created", created);
+  for (guint i = 0; entries != NULL && i < entries->len; i++)
+    {
+      GgA2gCacheEntry *entry = g_ptr_array_index (entries, i);
+      JsonObject *item = json_object_new ();
+
+      json_object_set_string_member (item, "type", entry->type);
+      json_object_set_string_member (item, "key", entry->key + strlen ("game:"));
+      json_object_set_member (item, "situation", json_node_copy (entry->situation));
+      json_object_set_member (item, "legal_actions", json_node_copy (entry->legal_actions));
+      json_object_set_string_member (item, "action", entry->action);
+      json_object_set_int_member (item, "confidence", entry->confidence);
+      json_array_add_object_element (list, item);
+    }
+  json_object_set_array_member (reply, "entries", list);
+  node = json_node_init_object (json_node_alloc (), reply);
+  canonical = gg_a2g_canonical_json (node);
+  hex = gg_a2g_sha256_hex (canonical, -1);
+  json_object_set_string_member (reply, "sha256", hex);
+  gg_a2g_exchange_reply (ex, 200, reply);
+}
+
+/**
+ * gg_a2g_handle_policy:
+ * @ex: a GET /v1/policy?manifest_hash=…
+ */
+void
+gg_a2g_handle_policy (GgA2gExchange *ex)
+{
+  const char *hash = ex->query != NULL ? g_hash_table_lookup (ex->query, "manifest_hash") : NULL;
+
+  if (hash == NULL)
+    {
+      gg_a2g_exchange_fail (ex, GG_A2G_ERROR_INVALID, "manifest_hash: is required");
+      return;
+    }
+  if (gg_a2g_service_lookup_manifest (ex->service, hash) == NULL)
+    {
+      gg_a2g_exchange_fail (ex, GG_A2G_ERROR_FORBIDDEN, "Unknown manifest hash.");
+      return;
+    }
+  gg_a2g_store_cache_list_async (ex->service->store, hash, ex->cancellable, on_entries,
+                                 gg_a2g_exchange_ref (ex));
+}
