@@ -199,7 +199,8 @@ fixture_setup (Fixture       *f,
   conf_env = g_strdup_printf ("GAMEGATE_CONFIG=%s", f->config);
   reg_env = g_strdup_printf ("GAME_BRIDGE_INSTANCES=%s", f->dir);
   {
-    const char *env[] = { conf_env, reg_env, "GAME_BRIDGE_SCAN_RANGE=7990-7990", NULL };
+    const char *env[] = { conf_env, reg_env, "GAME_BRIDGE_SCAN_RANGE=7990-7990",
+                          "GAMEGATE_A2G_LISTEN=127.0.0.1:0", NULL };
     const char *args[] = { "serve", NULL };
 
     f->daemon = gg_test_process_spawn (args, env, &error);
@@ -652,6 +653,44 @@ test_gabp_server (Fixture       *f,
   g_free (finish_tap (tap));
 }
 
+/* An A2G request (when the plugin is built) is reported like the others. */
+static void
+test_a2g (Fixture       *f,
+          gconstpointer  data)
+{
+  g_autoptr(SoupSession) session = soup_session_new ();
+  g_autoptr(GgTestProcess) tap = NULL;
+  g_autofree char *uri = NULL, *head = NULL, *got = NULL;
+  const char *found = NULL;
+
+  for (guint i = 0; i < 200 && found == NULL; i++)
+    {
+      found = strstr (gg_test_process_get_stderr (f->daemon), "A2G decision service on http://");
+      if (found == NULL)
+        gg_test_spin (25);
+    }
+  if (found == NULL)
+    {
+      g_test_skip ("the a2g plugin is not built");
+      return;
+    }
+  found += strlen ("A2G decision service on ");
+  uri = g_strdup_printf ("%.*s/health", (int) strcspn (found, "\n"), found);
+  soup_session_set_proxy_resolver (session, NULL);
+  tap = start_tap (f, "--json", "--plugin=a2g");
+  {
+    g_autoptr(SoupMessage) msg = soup_message_new ("GET", uri);
+    g_autoptr(GBytes) body = soup_session_send_and_read (session, msg, NULL, NULL);
+
+    g_assert_cmpuint (soup_message_get_status (msg), ==, 200);
+  }
+  head = read_until (tap, "\"request\"");
+  got = normalise (head);
+  g_assert_cmpstr (got, ==, "{\"kind\":\"request\",\"plugin\":\"a2g\",\"name\":\"/health\",\"correlation\":\"a2g-1\",\"ok\":true}\n");
+  stop_daemon (f);
+  g_free (finish_tap (tap));
+}
+
 /* Without a daemon, disabled, or misused: a clear message, no hang. */
 static void
 test_command_line (void)
@@ -699,6 +738,7 @@ main (int   argc,
   g_test_add_func ("/tap/command-line", test_command_line);
   g_test_add ("/tap/records", Fixture, NULL, fixture_setup, test_records, fixture_teardown);
   g_test_add ("/tap/slow-reader", Fixture, NULL, fixture_setup, test_slow_reader, fixture_teardown);
+  g_test_add ("/tap/a2g", Fixture, NULL, fixture_setup, test_a2g, fixture_teardown);
   g_test_add ("/tap/gabp-server", Fixture, "server", fixture_setup, test_gabp_server, fixture_teardown);
   return g_test_run ();
 }
