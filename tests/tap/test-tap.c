@@ -208,9 +208,11 @@ fixture_setup (Fixture       *f,
   }
   for (guint i = 0; i < 400 && f->mcp_port == 0; i++)
     {
-      const char *found = strstr (gg_test_process_get_stderr (f->daemon), "http://127.0.0.1:");
+      const char *found;
 
       gg_test_spin (50);
+      /* Looked up after spinning, which may move the text. */
+      found = strstr (gg_test_process_get_stderr (f->daemon), "http://127.0.0.1:");
       if (found != NULL && strstr (found, "/mcp") != NULL)
         f->mcp_port = (guint) g_ascii_strtoull (found + strlen ("http://127.0.0.1:"), NULL, 10);
     }
