@@ -422,9 +422,42 @@ handle_subscription (GgGabpSession *self,
                      gboolean       subscribe)
 {
   JsonArray *channels = json_object_get_array_member (params, "channels");
-  JsonArray *done = json_array_new ();
+  JsonArray *done;
   g_autoptr(JsonObject) out = json_object_new ();
 
+  if (subscribe && channels != NULL)
+    {
+      guint added = 0;
+
+      for (guint i = 0; i < json_array_get_length (channels); i++)
+        {
+          const char *channel = json_array_get_string_element (channels, i);
+
+          if (channel == NULL)
+            continue;
+          if (strlen (channel) > GG_GABP_SESSION_MAX_CHANNEL_LENGTH)
+            {
+              g_autofree char *message =
+                g_strdup_printf ("events/subscribe: a channel name is longer than %d bytes",
+                                 GG_GABP_SESSION_MAX_CHANNEL_LENGTH);
+              reply_error (self, id, GG_GABP_ERROR_INVALID_PARAMS, message);
+              return;
+            }
+          /* Duplicates in one request are refused by the schema. */
+          if (!g_hash_table_contains (self->subscriptions, channel))
+            added++;
+        }
+      if (g_hash_table_size (self->subscriptions) + added > GG_GABP_SESSION_MAX_SUBSCRIPTIONS)
+        {
+          g_autofree char *message =
+            g_strdup_printf ("events/subscribe: too many subscriptions (at most %d channels per session)",
+                             GG_GABP_SESSION_MAX_SUBSCRIPTIONS);
+          reply_error (self, id, GG_GABP_ERROR_INVALID_PARAMS, message);
+          return;
+        }
+    }
+
+  done = json_array_new ();
   for (guint i = 0; channels != NULL && i < json_array_get_length (channels); i++)
     {
       const char *channel = json_array_get_string_element (channels, i);

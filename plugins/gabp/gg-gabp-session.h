@@ -10,6 +10,12 @@
 
 G_BEGIN_DECLS
 
+/* A bridge subscribes to at most this many channels, each name at most
+ * this many bytes; events/subscribe past either is -32602 and subscribes
+ * none of its channels. */
+#define GG_GABP_SESSION_MAX_SUBSCRIPTIONS   256
+#define GG_GABP_SESSION_MAX_CHANNEL_LENGTH  256
+
 #define GG_TYPE_GABP_SESSION (gg_gabp_session_get_type ())
 G_DECLARE_FINAL_TYPE (GgGabpSession, gg_gabp_session, GG, GABP_SESSION, GObject)
 

@@ -102,7 +102,16 @@ int_member (JsonObject *o,
   if (json_node_get_value_type (n) == G_TYPE_INT64)
     return json_node_get_int (n);
   if (json_node_get_value_type (n) == G_TYPE_DOUBLE)
-    return (gint64) json_node_get_double (n);
+    {
+      /* A game's 1e300: a cast of a double out of range is undefined. */
+      double d = json_node_get_double (n);
+
+      if (d >= 9223372036854775807.0)
+        return G_MAXINT64;
+      if (d <= -9223372036854775808.0)
+        return G_MININT64;
+      return (gint64) d;
+    }
   return fallback;
 }
 
@@ -267,7 +276,9 @@ on_poll_state (GObject      *source,
     {
       if (data->base_frame < 0)
         data->base_frame = MAX (frame, int_member (data->reply, "frame", -1));
-      else if (frame >= data->base_frame + 2)
+      /* Both are >= 0 here, so the difference cannot overflow (a game's
+       * frame of 2^63-1 made base_frame + 2 do so). */
+      else if (frame - data->base_frame >= 2)
         {
           g_task_return_pointer (task, command_result (data, state, "frames-advanced"),
                                  (GDestroyNotify) json_object_unref);

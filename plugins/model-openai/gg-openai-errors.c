@@ -67,6 +67,28 @@ redact_key_like_words (GString *text)
 }
 
 /**
+ * gg_openai_error_redact_key:
+ * @error: (nullable): an error about to leave the backend
+ * @settings: (nullable): the model's settings, for its key
+ *
+ * Redacts the configured API key from @error's message in place.
+ */
+void
+gg_openai_error_redact_key (GError                 *error,
+                            const GgOpenaiSettings *settings)
+{
+  g_autoptr(GString) text = NULL;
+
+  if (error == NULL || settings == NULL || settings->api_key == NULL || settings->api_key[0] == '\0' ||
+      strstr (error->message, settings->api_key) == NULL)
+    return;
+  text = g_string_new (error->message);
+  redact_all (text, settings->api_key);
+  g_free (error->message);
+  error->message = g_strdup (text->str);
+}
+
+/**
  * gg_openai_redact:
  * @text: (nullable): text a server sent
  * @settings: (nullable): the model's settings, for its key

@@ -106,6 +106,8 @@ return_error (GTask  *task,
     }
   data->done = TRUE;
   clear_attempt (data);
+  /* Whatever the server said, the key does not leave through an error. */
+  gg_openai_error_redact_key (error, &task_model (task)->settings);
   g_debug ("step failed: %s", error->message);
   g_task_return_error (task, error);
 }
@@ -178,6 +180,7 @@ retry_or_fail (GTask   *task,
       return_error (task, error);
       return;
     }
+  gg_openai_error_redact_key (error, &self->settings);
   g_debug ("attempt %" G_GINT64_FORMAT " failed (%s); retrying in %.0f ms",
            data->attempt + 1, error->message, delay_ms);
   g_error_free (error);

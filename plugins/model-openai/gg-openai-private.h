@@ -17,6 +17,9 @@ G_BEGIN_DECLS
 #define GG_OPENAI_MAX_ANSWER       (8 * 1024 * 1024)  /* assembled text or arguments */
 #define GG_OPENAI_MAX_TOOL_CALLS   128                /* tool calls in one step */
 #define GG_OPENAI_MAX_MODEL_IDS    4096               /* entries of GET /models */
+/* A token count a server reports is cut to this (about 10^12): the sum over a
+ * turn's steps then cannot overflow, whatever the server claims. */
+#define GG_OPENAI_MAX_USAGE_TOKENS (G_GINT64_CONSTANT (1) << 40)
 
 /* Members of a certain type, or NULL: the json-glib getters complain
  * (criticals) about input that is merely wrong. */
@@ -230,6 +233,11 @@ GError  *gg_openai_error_from_io      (const GError           *io_error,
 double   gg_openai_parse_retry_after  (const char *value,
                                        GDateTime  *now);
 char    *gg_openai_redact             (const char             *text,
+                                       const GgOpenaiSettings *settings);
+/* Every copy of the configured key in @error's message becomes
+ * "[redacted]": a server may echo the key anywhere (an error object in a
+ * 200 body, an SSE error event), where the key is not known. */
+void     gg_openai_error_redact_key   (GError                 *error,
                                        const GgOpenaiSettings *settings);
 
 G_END_DECLS

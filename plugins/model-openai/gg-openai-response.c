@@ -130,13 +130,18 @@ usage_member (JsonObject *object,
 {
   JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
 
-  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
-      (json_node_get_value_type (node) == G_TYPE_INT64 ||
-       json_node_get_value_type (node) == G_TYPE_DOUBLE))
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return 0;
+  if (json_node_get_value_type (node) == G_TYPE_INT64)
+    return CLAMP (json_node_get_int (node), 0, GG_OPENAI_MAX_USAGE_TOKENS);
+  if (json_node_get_value_type (node) == G_TYPE_DOUBLE)
     {
-      gint64 v = json_node_get_value_type (node) == G_TYPE_INT64 ?
-                 json_node_get_int (node) : (gint64) json_node_get_double (node);
-      return v >= 0 ? v : 0;
+      /* Compared as a double first: a cast of one out of range is undefined. */
+      double d = json_node_get_double (node);
+
+      if (!(d > 0))
+        return 0;
+      return d >= (double) GG_OPENAI_MAX_USAGE_TOKENS ? GG_OPENAI_MAX_USAGE_TOKENS : (gint64) d;
     }
   return 0;
 }

@@ -200,7 +200,11 @@ gg_record_reply_from_json (JsonObject  *object,
   if (json != NULL)
     reply->json = gg_json_copy (json);
   if (calls != NULL)
-    reply->tool_calls = json_array_ref (json_node_get_array (gg_json_copy (calls)));
+    {
+      g_autoptr(JsonNode) copy = gg_json_copy (calls);
+
+      reply->tool_calls = json_array_ref (json_node_get_array (copy));
+    }
   return g_steal_pointer (&reply);
 }
 
@@ -505,6 +509,7 @@ gg_record_cassette_to_script (GPtrArray  *entries,
 {
   JsonObject *script = json_object_new ();
   JsonArray *steps = json_array_new ();
+  JsonNode *node;
 
   for (guint i = 0; i < entries->len; i++)
     {
@@ -540,5 +545,7 @@ gg_record_cassette_to_script (GPtrArray  *entries,
       json_array_add_object_element (steps, step);
     }
   json_object_set_array_member (script, "steps", steps);
-  return json_node_init_object (json_node_alloc (), script);
+  node = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (node, script);
+  return node;
 }

@@ -185,7 +185,8 @@ record_conversation (Fixture *f)
   lines = run (process, model, conversation);
   gg_test_process_close_stdin (process);
   g_assert_true (gg_test_process_wait (process, gg_test_timeout_ms (READ_TIMEOUT_MS), &status));
-  g_assert_cmpint (status, ==, 0);
+  if (status != 0)
+    g_error ("gamegate oam exited with %d; stderr:\n%s", status, gg_test_process_get_stderr (process));
   g_assert_null (strstr (gg_test_process_get_stderr (process), TEST_KEY));
   return lines;
 }
@@ -235,7 +236,8 @@ test_record_then_replay (Fixture       *f,
   }
   gg_test_process_close_stdin (process);
   g_assert_true (gg_test_process_wait (process, gg_test_timeout_ms (READ_TIMEOUT_MS), &status));
-  g_assert_cmpint (status, ==, 0);
+  if (status != 0)
+    g_error ("gamegate oam exited with %d; stderr:\n%s", status, gg_test_process_get_stderr (process));
 }
 
 static char *
@@ -317,6 +319,37 @@ test_mismatches (Fixture       *f,
    * step left for it. */
   g_ptr_array_unref (run (process, "", (const char * const []) {
     "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"a\",\"prompt\":\"Open the north gate.\"}}", NULL }));
+
+  /* Other instructions, and an output schema the recording had not. */
+  {
+    g_autofree char *create_other = g_strdup_printf (
+      "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"session/create\",\"params\":{\"session\":\"d\",\"instructions\":\"You sell swords.\","
+      "\"tools\":[" GATE_TOOL "],\"model\":{\"type\":\"replay\",\"cassette\":\"%s\"}}}", f->cassette);
+
+    line = one_line (process, create_other);
+    g_assert_cmpstr (line, ==, "{\"jsonrpc\":\"2.0\",\"id\":11,\"result\":{\"session\":\"d\",\"warnings\":[]}}");
+    g_clear_pointer (&line, g_free);
+    line = one_line (process, "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"session/respond\",\"params\":{\"session\":\"d\",\"prompt\":\"Open the north gate.\"}}");
+    expected = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":12,\"error\":{\"code\":-32011,\"message\":\"replay: step 1 asked with instructions "
+                                "\\\"You sell swords.\\\", the cassette has \\\"You guard the gate.\\\" (%s, line 1)\",", f->cassette);
+    assert_prefix (line, expected);
+    g_clear_pointer (&line, g_free);
+    g_clear_pointer (&expected, g_free);
+    g_clear_pointer (&create_other, g_free);
+    create_other = g_strdup_printf (
+      "{\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"session/create\",\"params\":{\"session\":\"e\",\"instructions\":\"You guard the gate.\","
+      "\"tools\":[" GATE_TOOL "],\"model\":{\"type\":\"replay\",\"cassette\":\"%s\"}}}", f->cassette);
+    line = one_line (process, create_other);
+    g_assert_cmpstr (line, ==, "{\"jsonrpc\":\"2.0\",\"id\":14,\"result\":{\"session\":\"e\",\"warnings\":[]}}");
+    g_clear_pointer (&line, g_free);
+    line = one_line (process, "{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"session/respond\",\"params\":{\"session\":\"e\",\"prompt\":\"Open the north gate.\","
+                              "\"schema\":{\"type\":\"object\",\"properties\":{\"ok\":{\"type\":\"boolean\"}},\"required\":[\"ok\"]}}}");
+    g_clear_pointer (&expected, g_free);
+    expected = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":13,\"error\":{\"code\":-32011,\"message\":\"replay: step 1 asked with schema name "
+                                "\\\"Response\\\", the cassette has none (%s, line 1)\",", f->cassette);
+    assert_prefix (line, expected);
+    g_clear_pointer (&line, g_free);
+  }
 
   /* Sequential: the next step, whatever is asked. */
   line = one_line (process, create_sequential);

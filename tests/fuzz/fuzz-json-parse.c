@@ -1,0 +1,41 @@
+/* fuzz-json-parse.c: the strict JSON parser (gg_json_parse) on any bytes.
+ * What it accepts must survive compact output and a second parse
+ * unchanged, and a deep copy must equal the original.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <gamegate.h>
+
+#include "fuzz-common.h"
+
+int
+LLVMFuzzerTestOneInput (const uint8_t *data,
+                        size_t         size)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(JsonNode) again = NULL;
+  g_autoptr(JsonNode) copy = NULL;
+  g_autofree char *text = NULL;
+
+  fuzz_init ();
+  node = gg_json_parse ((const char *) data, (gssize) size, GG_JSON_DEFAULT_MAX_DEPTH, &error);
+  if (node == NULL)
+    {
+      g_assert_nonnull (error);
+      g_assert_true (error->domain == GG_JSON_ERROR);
+      return 0;
+    }
+  g_assert_no_error (error);
+
+  text = gg_json_to_string (node);
+  again = gg_json_parse (text, -1, GG_JSON_DEFAULT_MAX_DEPTH, &error);
+  if (again == NULL)
+    g_error ("compact output does not parse again: %s: %s", error->message, text);
+  if (!gg_json_equal (node, again))
+    g_error ("compact output parses to a different value: %s", text);
+
+  copy = gg_json_copy (node);
+  g_assert_true (gg_json_equal (node, copy));
+  return 0;
+}
