@@ -111,6 +111,7 @@ commands_summary (GgBus *bus)
   struct { const char *name; const char *summary; } builtin[] = {
     { "serve", _("Run the daemon: every front end on its socket (the default)") },
     { "plugins", _("List the plugins found, and why any was refused") },
+    { "tap", _("Watch what crosses the bus of a running daemon") },
   };
   int width = 8;
 

@@ -11,6 +11,7 @@
 
 #include "gg-host.h"
 #include "gg-sd-notify.h"
+#include "gg-tap-server.h"
 
 /* Front ends get this long to stop before their work is cancelled, and the
  * whole shutdown this long before the process gives up waiting. */
@@ -164,6 +165,7 @@ gg_daemon_run (GgHost *host)
     .stop_cancellable = g_cancellable_new (),
     .status = GG_EXIT_OK,
   };
+  GgTapServer *tap = NULL;
 
   daemon.sigint_id = g_unix_signal_add (SIGINT, on_signal, &daemon);
   daemon.sigterm_id = g_unix_signal_add (SIGTERM, on_signal, &daemon);
@@ -188,6 +190,17 @@ gg_daemon_run (GgHost *host)
 
   if (daemon.status == GG_EXIT_OK)
     {
+      g_autofree char *tap_path = host->tap_socket != NULL ? g_strdup (host->tap_socket)
+                                                           : gg_tap_default_socket_path ();
+      g_autoptr(GError) error = NULL;
+
+      /* The tap is for watching: a daemon without it still serves. */
+      if (*tap_path != '\0' && (tap = gg_tap_server_new (host->bus, tap_path, &error)) == NULL)
+        g_warning (_("tap: %s"), error->message);
+    }
+
+  if (daemon.status == GG_EXIT_OK)
+    {
       g_autofree char *status = g_strdup_printf ("READY=1\nSTATUS=%u front end(s) running",
                                                  daemon.started->len);
 
@@ -203,6 +216,7 @@ gg_daemon_run (GgHost *host)
     g_idle_add (on_start_failed, &daemon);
 
   g_main_loop_run (daemon.loop);
+  gg_tap_server_free (tap);
 
   g_clear_handle_id (&daemon.sigint_id, g_source_remove);
   g_clear_handle_id (&daemon.sigterm_id, g_source_remove);

@@ -25,6 +25,7 @@ typedef struct {
   GgConfig *config;
   GgPluginLoader *loader;
   char *notify_socket;  /* $NOTIFY_SOCKET, or NULL */
+  char *tap_socket;     /* [gateway] tap-socket: NULL for the default, "" for none */
 } GgHost;
 
 int gg_daemon_run (GgHost *host);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "gg-cli.h"
+#include "gg-tap-client.h"
 #include "gg-host.h"
 #include "gg-sd-notify.h"
 
@@ -306,6 +307,12 @@ run (int argc, char **argv)
       status = GG_EXIT_USAGE;
       goto out;
     }
+  /* `gamegate tap` talks to a running daemon: it needs no plugin. */
+  if (g_strcmp0 (options.command, "tap") == 0)
+    {
+      status = gg_tap_run (&host, argv);
+      goto out;
+    }
   disabled = gg_config_get_string_list (host.config, GATEWAY_GROUP, "disabled-plugins");
   gg_plugin_loader_set_disabled (host.loader, (const char * const *) disabled);
 
@@ -349,6 +356,9 @@ run (int argc, char **argv)
       goto out;
     }
 
+  /* Read before the warning about keys nobody read. */
+  host.tap_socket = gg_config_get_string (host.config, GATEWAY_GROUP, "tap-socket", NULL);
+
   if (options.print_config)
     {
       /* After every plugin's setup: their reads name the keys and defaults. */
@@ -376,6 +386,7 @@ out:
   g_clear_object (&host.bus);
   g_clear_object (&host.config);
   g_free (host.notify_socket);
+  g_free (host.tap_socket);
   return status;
 }
 

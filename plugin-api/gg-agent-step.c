@@ -12,6 +12,7 @@
 #include "gg-json.h"
 #include "gg-model-private.h"
 #include "gg-tool-invocation-private.h"
+#include "gg-bus-observer-private.h"
 
 static void run_attempt (GgAgentTurn *self);
 
@@ -578,6 +579,9 @@ start_call (GgAgentTurn *self,
   self->tool_ran = TRUE;
   invocation = _gg_tool_invocation_new (rc->call, rc->tool, on_invocation_return, rc);
   rc->invocation = g_object_ref (invocation);
+  /* The bus tap: the call reports the correlation of the turn's request. */
+  if (_gg_bus_any_observer () && gg_bus_get_correlation (self->cancellable, NULL, NULL) != NULL)
+    gg_bus_copy_correlation (self->cancellable, gg_tool_invocation_get_cancellable (invocation));
   if (rc->timeout_ms > 0)
     rc->timeout = _gg_agent_turn_attach (self, g_timeout_source_new ((guint) MIN (rc->timeout_ms, G_MAXUINT)),
                                          on_call_timeout, rc, NULL);

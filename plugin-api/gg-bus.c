@@ -9,6 +9,7 @@
 
 #include "gg-bus.h"
 #include "gg-bus-private.h"
+#include "gg-bus-observer-private.h"
 #include "gg-model-private.h"
 #include "gg-unavailable-model-private.h"
 
@@ -61,6 +62,23 @@ on_target_event (GgTarget   *target,
                  JsonNode   *payload,
                  GgBus      *self)
 {
+  if (G_UNLIKELY (gg_bus_is_observed (self)))
+    {
+      JsonObject *object = json_object_new ();
+      g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+      GgBusRecord record = {
+        .kind = "target-event",
+        .target = gg_target_get_id (target),
+        .name = channel,
+        .duration_us = -1,
+        .payload = node,
+      };
+
+      json_object_set_int_member (object, "seq", (gint64) seq);
+      json_object_set_member (object, "event", json_node_copy (payload));
+      json_node_take_object (node, object);
+      gg_bus_report (self, &record);
+    }
   g_signal_emit (self, signals[SIGNAL_TARGET_EVENT], 0, target, channel, seq, payload);
 }
 
@@ -69,6 +87,7 @@ forget_target (GgBus    *self,
                GgTarget *target)
 {
   g_signal_handlers_disconnect_by_func (target, on_target_event, self);
+  _gg_bus_unmark_owned (target);
 }
 
 static void
@@ -213,6 +232,7 @@ gg_bus_add_target (GgBus     *self,
 
   g_ptr_array_add (self->targets, g_object_ref (target));
   g_signal_connect_object (target, "event", G_CALLBACK (on_target_event), self, 0);
+  _gg_bus_mark_owned (self, target);
   g_debug ("target added: %s", id);
   g_signal_emit (self, signals[SIGNAL_TARGET_ADDED], 0, target);
   return TRUE;
@@ -523,6 +543,8 @@ gg_bus_create_model (GgBus     *self,
     }
 
   GgModel *model = entry->factory (object, entry->user_data, error);
+  if (model != NULL)
+    _gg_bus_mark_owned (self, model);
   if (model == NULL && error != NULL && *error == NULL)
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
                  "model: the '%s' backend could not create a model", type);
@@ -539,7 +561,7 @@ gg_bus_create_model (GgBus     *self,
  *
  * Registers @frontend. Its name becomes a subcommand: 1-64 of a-z, 0-9 and
  * '-', not starting with '-' (%G_IO_ERROR_INVALID_ARGUMENT), and unique,
- * "serve" and "plugins" being taken by gamegate itself (%G_IO_ERROR_EXISTS).
+ * "serve", "plugins" and "tap" being taken by gamegate itself (%G_IO_ERROR_EXISTS).
  *
  * Returns: %TRUE on success
  *
@@ -564,7 +586,7 @@ gg_bus_add_frontend (GgBus       *self,
                    name != NULL ? name : "");
       return FALSE;
     }
-  if (g_str_equal (name, "serve") || g_str_equal (name, "plugins") ||
+  if (g_str_equal (name, "serve") || g_str_equal (name, "plugins") || g_str_equal (name, "tap") ||
       gg_bus_lookup_frontend (self, name) != NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,

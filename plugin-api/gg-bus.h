@@ -11,6 +11,7 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
+#include "gg-bus-observer.h"
 #include "gg-frontend.h"
 #include "gg-model.h"
 #include "gg-target.h"

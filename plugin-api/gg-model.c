@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gg-model.h"
+#include "gg-bus-observer-private.h"
 #include "gg-json.h"
 #include "gg-model-private.h"
 
@@ -495,6 +496,56 @@ gg_model_get_context_size (GgModel *self)
   return 8192;
 }
 
+/* What the bus tap shows of a step: its shape, not the whole transcript. */
+static JsonNode *
+step_summary (GgModelRequest *request)
+{
+  JsonObject *object = json_object_new ();
+  guint n = request->transcript != NULL ? json_array_get_length (request->transcript) : 0;
+
+  json_object_set_int_member (object, "transcript", n);
+  json_object_set_int_member (object, "tools", request->tools != NULL ? json_array_get_length (request->tools) : 0);
+  if (n > 0)
+    {
+      JsonObject *last = json_array_get_object_element (request->transcript, n - 1);
+      if (last != NULL && json_object_has_member (last, "text"))
+        json_object_set_member (object, "last", json_node_copy (json_object_get_member (last, "text")));
+    }
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (node, object);
+  return node;
+}
+
+static JsonNode *
+reply_summary (const GgModelReply *reply)
+{
+  JsonObject *object = json_object_new ();
+  JsonObject *usage = json_object_new ();
+
+  if (reply->text != NULL)
+    json_object_set_string_member (object, "text", reply->text);
+  if (reply->json != NULL)
+    json_object_set_member (object, "json", json_node_copy (reply->json));
+  if (reply->tool_calls != NULL)
+    {
+      JsonArray *names = json_array_new ();
+
+      for (guint i = 0; i < json_array_get_length (reply->tool_calls); i++)
+        {
+          JsonObject *call = json_array_get_object_element (reply->tool_calls, i);
+          const char *name = call != NULL ? json_object_get_string_member_with_default (call, "name", NULL) : NULL;
+          json_array_add_string_element (names, name != NULL ? name : "");
+        }
+      json_object_set_array_member (object, "toolCalls", names);
+    }
+  json_object_set_int_member (usage, "inputTokens", reply->usage.input_tokens);
+  json_object_set_int_member (usage, "outputTokens", reply->usage.output_tokens);
+  json_object_set_object_member (object, "usage", usage);
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (node, object);
+  return node;
+}
+
 /**
  * gg_model_step_async:
  * @self: a #GgModel
@@ -524,6 +575,23 @@ gg_model_step_async (GgModel             *self,
   g_return_if_fail (request != NULL);
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
   g_return_if_fail (GG_MODEL_GET_IFACE (self)->step_async != NULL);
+
+  /* The bus tap: only for a model of an observed bus. */
+  if (_gg_bus_any_observer ())
+    {
+      g_autoptr(GgBus) bus = _gg_bus_ref_observing (self);
+
+      if (bus != NULL)
+        {
+          GgBusPending *pending = _gg_bus_pending_new (bus, "model-result", NULL, gg_model_get_name (self),
+                                                       cancellable, callback, user_data);
+          g_autoptr(JsonNode) payload = step_summary (request);
+
+          _gg_bus_pending_report_start (pending, "model-step", payload);
+          _gg_bus_pending_wrap (pending, &callback, &user_data);
+        }
+    }
+
   GG_MODEL_GET_IFACE (self)->step_async (self, request, on_delta, delta_data,
                                          cancellable, callback, user_data);
 }
@@ -546,8 +614,23 @@ gg_model_step_finish (GgModel       *self,
                       GError       **error)
 {
   g_return_val_if_fail (GG_IS_MODEL (self), NULL);
+  GgBusPending *pending;
+  GError *local_error = NULL;
+  GgModelReply *reply;
+
   g_return_val_if_fail (GG_MODEL_GET_IFACE (self)->step_finish != NULL, NULL);
-  return GG_MODEL_GET_IFACE (self)->step_finish (self, result, error);
+  if (G_LIKELY ((pending = _gg_bus_pending_lookup (result)) == NULL))
+    return GG_MODEL_GET_IFACE (self)->step_finish (self, result, error);
+
+  reply = GG_MODEL_GET_IFACE (self)->step_finish (self, result, &local_error);
+  {
+    g_autoptr(JsonNode) payload = reply != NULL ? reply_summary (reply) : NULL;
+
+    _gg_bus_pending_report_result (pending, local_error, payload);
+  }
+  if (local_error != NULL)
+    g_propagate_error (error, local_error);
+  return reply;
 }
 
 /**

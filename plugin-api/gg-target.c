@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include "gg-bus-observer-private.h"
 #include "gg-target.h"
 
 /**
@@ -211,6 +212,23 @@ gg_target_call_tool_async (GgTarget            *self,
   g_return_if_fail (name != NULL);
 
   GgTargetInterface *iface = GG_TARGET_GET_IFACE (self);
+
+  /* The bus tap: only when the target is on an observed bus. */
+  if (_gg_bus_any_observer ())
+    {
+      g_autoptr(GgBus) bus = _gg_bus_ref_observing (self);
+
+      if (bus != NULL)
+        {
+          GgBusPending *pending = _gg_bus_pending_new (bus, "tool-result", gg_target_get_id (self),
+                                                       name, cancellable, callback, user_data);
+          g_autoptr(JsonNode) payload = arguments != NULL ? json_node_init_object (json_node_alloc (), arguments) : NULL;
+
+          _gg_bus_pending_report_start (pending, "tool-call", payload);
+          _gg_bus_pending_wrap (pending, &callback, &user_data);
+        }
+    }
+
   if (iface->call_tool_async == NULL)
     {
       report_unsupported (self, callback, user_data,
@@ -237,11 +255,27 @@ gg_target_call_tool_finish (GgTarget      *self,
                             GAsyncResult  *result,
                             GError       **error)
 {
+  GgBusPending *pending;
+  GError *local_error = NULL;
+  JsonNode *output;
+
   g_return_val_if_fail (GG_IS_TARGET (self), NULL);
 
+  if (G_LIKELY ((pending = _gg_bus_pending_lookup (result)) == NULL))
+    {
+      if (g_async_result_is_tagged (result, gg_target_call_tool_async))
+        return g_task_propagate_pointer (G_TASK (result), error);
+      return GG_TARGET_GET_IFACE (self)->call_tool_finish (self, result, error);
+    }
+
   if (g_async_result_is_tagged (result, gg_target_call_tool_async))
-    return g_task_propagate_pointer (G_TASK (result), error);
-  return GG_TARGET_GET_IFACE (self)->call_tool_finish (self, result, error);
+    output = g_task_propagate_pointer (G_TASK (result), &local_error);
+  else
+    output = GG_TARGET_GET_IFACE (self)->call_tool_finish (self, result, &local_error);
+  _gg_bus_pending_report_result (pending, local_error, output);
+  if (local_error != NULL)
+    g_propagate_error (error, local_error);
+  return output;
 }
 
 /**

@@ -607,6 +607,7 @@ entity_start (Entity *entity)
       return;
     }
   entity->cancellable = g_cancellable_new ();
+  gg_bus_copy_correlation (entity->request->ex->cancellable, entity->cancellable);
   entity->deadline_id = g_timeout_add (entry->deadline_ms, on_deadline, entity);
   if (entry->type->cache == GG_A2G_CACHE_OFF)
     {

@@ -134,6 +134,17 @@ _gg_a2g_exchange_new (GgA2gService      *service,
   ex->msg = g_object_ref (msg);
   ex->cancellable = g_cancellable_new ();
   ex->started_us = g_get_monotonic_time ();
+  if (G_UNLIKELY (gg_bus_is_observed (service->bus)))
+    {
+      /* The bus tap: the decisions this request asks for carry its id. */
+      g_autofree char *id = gg_bus_new_correlation (service->bus, "a2g");
+      GgBusRecord record = { .kind = "request", .plugin = "a2g",
+                             .name = g_uri_get_path (soup_server_message_get_uri (msg)),
+                             .correlation = id, .duration_us = -1 };
+
+      gg_bus_set_correlation (ex->cancellable, "a2g", NULL, id);
+      gg_bus_report (service->bus, &record);
+    }
   ex->disconnected_id = g_signal_connect (msg, "disconnected", G_CALLBACK (on_disconnected), ex);
   g_hash_table_add (service->live, ex);
   exchange_watch (ex);

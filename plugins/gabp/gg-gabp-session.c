@@ -387,6 +387,19 @@ call_with_catalog (Pending  *p,
       pending_free (p);
       return;
     }
+  if (G_UNLIKELY (gg_bus_is_observed (self->bus)))
+    {
+      /* The bus tap: the request, and its id on the call made now (the
+       * session's cancellable is read when the call starts). */
+      g_autofree char *id = gg_bus_new_correlation (self->bus, "gabp");
+      g_autoptr(JsonNode) payload = json_node_new (JSON_NODE_OBJECT);
+      GgBusRecord record = { .kind = "request", .plugin = "gabp", .name = "tools/call",
+                             .correlation = id, .duration_us = -1, .payload = payload };
+
+      json_node_set_object (payload, p->params);
+      gg_bus_report (self->bus, &record);
+      gg_bus_set_correlation (self->cancellable, "gabp", NULL, id);
+    }
   gg_target_call_tool_async (target, tool, args != NULL ? json_node_get_object (args) : NULL,
                              self->cancellable, on_tool_called, p);
 }

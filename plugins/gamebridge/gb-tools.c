@@ -321,6 +321,22 @@ provider_call_tool_async (gpointer             provider,
   GError *error = NULL;
   gint known = -1;
 
+  /* The bus tap: what follows on the bus carries this request's id. */
+  if (gg_bus_is_observed (self->bus) && cancellable != NULL)
+    {
+      g_autofree char *id = gg_bus_new_correlation (self->bus, "mcp");
+      g_autoptr(JsonNode) payload = json_node_new (JSON_NODE_OBJECT);
+      JsonObject *object = json_object_new ();
+      GgBusRecord record = { .kind = "request", .plugin = "mcp", .name = "tools/call",
+                             .correlation = id, .duration_us = -1, .payload = payload };
+
+      json_object_set_string_member (object, "tool", name);
+      json_object_set_object_member (object, "arguments", json_object_ref (args));
+      json_node_take_object (payload, object);
+      gg_bus_set_correlation (cancellable, "mcp", NULL, id);
+      gg_bus_report (self->bus, &record);
+    }
+
   for (guint i = 0; i < G_N_ELEMENTS (bridge_tools); i++)
     if (g_str_equal (bridge_tools[i].name, name))
       known = (gint) i;

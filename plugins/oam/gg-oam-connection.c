@@ -323,6 +323,10 @@ gg_oam_connection_is_finished (GgOamConnection *self)
   return self->finished;
 }
 
+/* The correlation id of the request being dispatched (the bus tap). */
+static const char *dispatch_correlation;
+static const char *dispatch_session;
+
 static void
 method_trampoline (GgJsonRpcPeer    *peer,
                    GgJsonRpcRequest *request,
@@ -344,7 +348,74 @@ method_trampoline (GgJsonRpcPeer    *peer,
   if (params == NULL)
     params = empty = json_object_new ();
   g_debug ("oam connection %p: %s", self, gg_jsonrpc_request_get_method (request));
+  if (G_UNLIKELY (gg_bus_is_observed (self->bus)))
+    {
+      /* The bus tap: the work this request starts carries its id. */
+      g_autofree char *id = gg_bus_new_correlation (self->bus, "oam");
+      g_autoptr(JsonNode) payload = json_node_new (JSON_NODE_OBJECT);
+      const char *session = json_object_get_string_member_with_default (params, "session", NULL);
+      GgBusRecord record = {
+        .kind = "request", .plugin = "oam", .name = gg_jsonrpc_request_get_method (request),
+        .correlation = id, .duration_us = -1, .payload = payload,
+      };
+
+      if (session == NULL)
+        session = json_object_get_string_member_with_default (params, "npc", NULL);
+      record.session = session;
+      json_node_set_object (payload, params);
+      gg_bus_report (self->bus, &record);
+      dispatch_correlation = id;
+      dispatch_session = session;
+      method->func (self, request, params);
+      dispatch_correlation = NULL;
+      dispatch_session = NULL;
+      return;
+    }
   method->func (self, request, params);
+}
+
+/**
+ * gg_oam_report_lifecycle:
+ * @self: a connection
+ * @name: what happened (`session/created`, `npc/deleted`, `decision/done`)
+ * @id: the session, NPC or decision concerned
+ * @work: (nullable): the work's cancellable, for its correlation id; without
+ *   one, the request being dispatched (if any)
+ * @error: (nullable): how it failed
+ *
+ * Reports a lifecycle event to the bus tap, when it is observed.
+ */
+void
+gg_oam_report_lifecycle (GgOamConnection *self,
+                         const char      *name,
+                         const char      *id,
+                         GCancellable    *work,
+                         const GError    *error)
+{
+  if (G_LIKELY (!gg_bus_is_observed (self->bus)))
+    return;
+
+  GgBusRecord record = {
+    .kind = "lifecycle", .plugin = "oam", .session = id, .name = name,
+    .correlation = work != NULL ? gg_bus_get_correlation (work, NULL, NULL) : dispatch_correlation,
+    .duration_us = -1, .error = error,
+  };
+
+  gg_bus_report (self->bus, &record);
+}
+
+/**
+ * gg_oam_tag_cancellable:
+ * @cancellable: the cancellable of work a request starts
+ *
+ * While a request is being dispatched on an observed bus, tags
+ * @cancellable with the request's correlation id (the bus tap).
+ */
+void
+gg_oam_tag_cancellable (GCancellable *cancellable)
+{
+  if (G_UNLIKELY (dispatch_correlation != NULL))
+    gg_bus_set_correlation (cancellable, "oam", dispatch_session, dispatch_correlation);
 }
 
 /**
@@ -451,6 +522,7 @@ gg_oam_connection_begin_work (GgOamConnection *self)
 {
   GCancellable *cancellable = g_cancellable_new ();
 
+  gg_oam_tag_cancellable (cancellable);
   g_hash_table_add (self->work, g_object_ref (cancellable));
   if (self->shut_down || self->finishing)
     g_cancellable_cancel (cancellable);

@@ -93,6 +93,12 @@ GgModel         *gg_oam_connection_create_model (GgOamConnection *self,
                                                  char           **out_name,
                                                  GError         **error);
 GCancellable    *gg_oam_connection_begin_work (GgOamConnection *self);
+void             gg_oam_tag_cancellable       (GCancellable    *cancellable);
+void             gg_oam_report_lifecycle      (GgOamConnection *self,
+                                               const char      *name,
+                                               const char      *id,
+                                               GCancellable    *work,
+                                               const GError    *error);
 void             gg_oam_connection_end_work   (GgOamConnection *self,
                                                GCancellable    *cancellable);
 void             gg_oam_connection_notify     (GgOamConnection *self,

@@ -118,6 +118,7 @@ decision_finish (Decision     *decision,
 {
   Batch *batch = decision->batch;
 
+  gg_oam_report_lifecycle (decision->conn, "decision/done", NULL, decision->cancellable, error);
   if (batch == NULL)
     {
       if (result != NULL)

@@ -109,6 +109,7 @@ npc_register (GgOamConnection *conn,
   npc->created_at = gg_oam_now_iso8601 ();
   g_hash_table_insert (conn->npcs, g_strdup (id), g_object_ref (npc));
   g_ptr_array_add (conn->npc_order, npc);
+  gg_oam_report_lifecycle (conn, "npc/created", npc->id, NULL, NULL);
   return TRUE;
 }
 

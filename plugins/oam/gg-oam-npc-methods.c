@@ -72,6 +72,7 @@ static void
 remove_npc (GgOamConnection *conn,
             GgOamNpc        *npc)
 {
+  gg_oam_report_lifecycle (conn, "npc/deleted", npc->id, NULL, NULL);
   g_ptr_array_remove (conn->npc_order, npc);
   g_hash_table_remove (conn->npcs, npc->id);
 }

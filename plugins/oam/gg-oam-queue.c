@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include "gg-oam-connection.h"
 #include "gg-oam-errors.h"
 #include "gg-oam-queue.h"
 
@@ -86,6 +87,7 @@ gg_oam_op_new (GgJsonRpcRequest *request,
   op->data = data;
   op->destroy = destroy;
   op->cancellable = g_cancellable_new ();
+  gg_oam_tag_cancellable (op->cancellable);
   op->internal = request == NULL;
   return op;
 }

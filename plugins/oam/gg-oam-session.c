@@ -155,6 +155,7 @@ static void
 remove_session (GgOamConnection *conn,
                 GgOamSession    *session)
 {
+  gg_oam_report_lifecycle (conn, "session/deleted", session->id, NULL, NULL);
   g_ptr_array_remove (conn->session_order, session);
   g_hash_table_remove (conn->sessions, session->id);
 }
@@ -364,6 +365,7 @@ session_create (GgOamConnection  *conn,
   session->created_at = gg_oam_now_iso8601 ();
   g_hash_table_insert (conn->sessions, g_strdup (id), g_object_ref (session));
   g_ptr_array_add (conn->session_order, session);
+  gg_oam_report_lifecycle (conn, "session/created", session->id, NULL, NULL);
 
   if (!g_str_equal (session->model_name, "system"))
     {

@@ -262,7 +262,29 @@ typedef struct {
   GCancellable *cancellable;
   gulong cancel_handler;
   gboolean replied;
+  GgBus *tap_bus;        /* set while the bus tap watches this call */
+  gint64 tap_started;
 } ToolCall;
+
+/* The bus tap: a client tool call and its answer, as the calls to games
+ * on the bus are reported (target "client"). */
+static void
+report_client_call (ToolCall     *call,
+                    gboolean      is_result,
+                    const GError *error,
+                    JsonNode     *payload)
+{
+  const char *plugin = NULL, *session = NULL;
+  const char *id = gg_bus_get_correlation (call->cancellable, &plugin, &session);
+  GgBusRecord record = {
+    .kind = is_result ? "tool-result" : "tool-call", .plugin = plugin, .target = "client",
+    .session = session, .name = gg_tool_invocation_get_name (call->invocation), .correlation = id,
+    .duration_us = is_result ? g_get_monotonic_time () - call->tap_started : -1,
+    .error = error, .payload = payload,
+  };
+
+  gg_bus_report (call->tap_bus, &record);
+}
 
 /**
  * gg_oam_tool_context_new:
@@ -314,6 +336,7 @@ tool_call_free (ToolCall *call)
   g_clear_object (&call->peer);
   g_clear_pointer (&call->context, json_object_unref);
   g_clear_pointer (&call->request_id, json_node_unref);
+  g_clear_object (&call->tap_bus);
   g_free (call->id);
   g_free (call);
 }
@@ -375,6 +398,8 @@ on_tool_reply (GObject      *source,
   else if (reply == NULL)
     {
       call->replied = TRUE;
+      if (call->tap_bus != NULL)
+        report_client_call (call, TRUE, error, NULL);
       gg_tool_invocation_return_error (call->invocation, error->message);
     }
   else
@@ -383,6 +408,8 @@ on_tool_reply (GObject      *source,
       JsonNode *output = object != NULL ? json_object_get_member (object, "output") : NULL;
 
       call->replied = TRUE;
+      if (call->tap_bus != NULL)
+        report_client_call (call, TRUE, NULL, output != NULL ? output : reply);
       if (output != NULL)
         {
           JsonNode *is_error = json_object_get_member (object, "isError");
@@ -443,6 +470,12 @@ gg_oam_tool_execute (GgToolInvocation *invocation,
   json_object_set_object_member (params, "call",
                                  json_object_ref (gg_tool_invocation_get_call (invocation)));
   json_node_take_object (node, params);
+  if (G_UNLIKELY (gg_bus_is_observed (context->bus)))
+    {
+      call->tap_bus = g_object_ref (context->bus);
+      call->tap_started = g_get_monotonic_time ();
+      report_client_call (call, FALSE, NULL, gg_tool_invocation_get_arguments (invocation));
+    }
   call->id = gg_jsonrpc_peer_call_async (call->peer, "tool/call", node, 0, call->cancellable,
                                          on_tool_reply, call);
   call->cancel_handler = g_cancellable_connect (call->cancellable, G_CALLBACK (on_abandoned),

@@ -224,7 +224,7 @@ def complete(*words):
 
 @check('bash completion produces exactly the subcommands')
 def completion_commands():
-    expected = ['serve', 'plugins'] + frontends()
+    expected = ['serve', 'plugins', 'tap'] + frontends()
     assert len(expected) > 2, expected
     assert complete('') == expected, (complete(''), expected)
     assert complete('pl') == ['plugins']
@@ -237,7 +237,7 @@ def completion_options():
         offered = {w.rstrip('=') for w in complete(command, '--')}
         assert offered == set(options_of(command)), (command, offered, options_of(command))
     keys = complete('--set', 'gateway.')
-    assert keys == ['gateway.default-model=', 'gateway.disabled-plugins='], keys
+    assert keys == ['gateway.default-model=', 'gateway.disabled-plugins=', 'gateway.tap-socket='], keys
 
 
 @check('the installed gamegate.conf holds every group and key the plugins read')
