@@ -180,6 +180,16 @@ dispatch (GgJsonRpcPeer *self,
       return;
     }
 
+  if (id != NULL && self->pending_incoming >= GG_JSONRPC_MAX_PENDING_INCOMING)
+    {
+      /* A client that pipelines without reading its answers would make the
+       * peer hold any number of requests: past the bound it is told so at
+       * once, and the request is not run. */
+      send_protocol_error (self, id, GG_JSONRPC_INTERNAL_ERROR,
+                           "Too many requests waiting for their answers (the limit is "
+                           G_STRINGIFY (GG_JSONRPC_MAX_PENDING_INCOMING) ")", NULL);
+      return;
+    }
   if (id != NULL)
     self->pending_incoming++;
   request = _gg_jsonrpc_request_new (self, method, root, params, id);

@@ -9,6 +9,10 @@
 
 G_BEGIN_DECLS
 
+/* Incoming requests a peer holds unanswered at most; past it a request is
+ * answered -32603 at once (HACKING.md, Limits). */
+#define GG_JSONRPC_MAX_PENDING_INCOMING 4096
+
 typedef struct {
   GgJsonRpcMethodFunc func;
   gpointer            user_data;

@@ -168,6 +168,49 @@ test_local_close (void)
   teardown (&f);
 }
 
+static gboolean
+all_held (Fixture *f, gpointer data)
+{
+  return f->held->len == GPOINTER_TO_UINT (data);
+}
+
+/* A client that pipelines requests without reading its answers: past
+ * GG_JSONRPC_MAX_PENDING_INCOMING unanswered ones, a request is answered
+ * at once and not run; once one is answered, requests run again. */
+static void
+test_pending_bound (void)
+{
+  Fixture f;
+  g_autoptr(GString) batch = g_string_new (NULL);
+  g_autofree char *line = NULL;
+  GgJsonRpcRequest *request;
+
+  setup (&f, GG_FRAMING_NEWLINE);
+  for (guint i = 0; i < 4096; i++)
+    g_string_append_printf (batch, "{\"jsonrpc\":\"2.0\",\"id\":%u,\"method\":\"hold\"}\n", i);
+  feed (&f, batch->str, batch->len);
+  spin_until (&f, all_held, GUINT_TO_POINTER (4096));
+  g_assert_cmpuint (gg_jsonrpc_peer_get_pending_incoming (f.peer), ==, 4096);
+
+  expect (&f, "{\"jsonrpc\":\"2.0\",\"id\":\"more\",\"method\":\"hold\"}",
+          "{\"jsonrpc\":\"2.0\",\"id\":\"more\",\"error\":{\"code\":-32603,\"message\":"
+          "\"Too many requests waiting for their answers (the limit is 4096)\",\"data\":{\"code\":\"internal_error\"}}}");
+  g_assert_cmpuint (f.held->len, ==, 4096);
+  /* Notifications hold nothing and still run. */
+  send_line (&f, "{\"jsonrpc\":\"2.0\",\"method\":\"note\"}");
+  spin_idle (&f);
+  g_assert_cmpuint (f.notes->len, ==, 1);
+
+  request = g_ptr_array_steal_index (f.held, 0);
+  gg_jsonrpc_request_return_result (request, NULL);
+  line = next_line (&f);
+  g_assert_cmpstr (line, ==, "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":null}");
+  send_line (&f, "{\"jsonrpc\":\"2.0\",\"id\":\"again\",\"method\":\"hold\"}");
+  spin_until (&f, all_held, GUINT_TO_POINTER (4096));
+  assert_no_output (&f);
+  teardown (&f);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -179,6 +222,7 @@ main (int argc, char **argv)
   g_test_add_func ("/jsonrpc-peer/fallback", test_fallback);
   g_test_add_func ("/jsonrpc-peer/answer-after-eof", test_answer_after_eof);
   g_test_add_func ("/jsonrpc-peer/local-close", test_local_close);
+  g_test_add_func ("/jsonrpc-peer/pending-bound", test_pending_bound);
 
   return g_test_run ();
 }
