@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 
+#include "gg-test-line-client.h"
 #include "oam-test.h"
 #include "refgame-driver.h"
 
@@ -308,63 +309,12 @@ test_npc_grounded (ModFixture    *f,
 
 /* ---- the reference HTTP game through the daemon -------------------------- */
 
-typedef struct {
-  GSocketConnection *connection;
-  GDataInputStream *input;
-} SocketClient;
-
-static SocketClient *
-socket_client_connect (const char *path)
-{
-  g_autoptr(GSocketClient) client = g_socket_client_new ();
-  g_autoptr(GSocketAddress) address = g_unix_socket_address_new (path);
-  gint64 deadline = g_get_monotonic_time () + (gint64) gg_test_timeout_ms (15000) * 1000;
-  SocketClient *self = g_new0 (SocketClient, 1);
-
-  while (self->connection == NULL)
-    {
-      g_autoptr(GError) error = NULL;
-
-      self->connection = g_socket_client_connect (client, G_SOCKET_CONNECTABLE (address), NULL, &error);
-      if (self->connection == NULL)
-        {
-          g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-          g_usleep (50 * 1000);
-        }
-    }
-  g_socket_set_timeout (g_socket_connection_get_socket (self->connection), gg_test_timeout_ms (20000) / 1000);
-  self->input = g_data_input_stream_new (g_io_stream_get_input_stream (G_IO_STREAM (self->connection)));
-  return self;
-}
-
-static void
-socket_client_free (SocketClient *self)
-{
-  g_object_unref (self->input);
-  g_object_unref (self->connection);
-  g_free (self);
-}
-
-static void
-socket_send (SocketClient *self,
-             const char   *line)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *text = g_strconcat (line, "\n", NULL);
-
-  g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (self->connection)), text, strlen (text),
-                             NULL, NULL, &error);
-  g_assert_no_error (error);
-}
-
+/* The daemon's oam socket, through tests/common/gg-test-line-client. */
 static char *
-socket_recv (SocketClient *self)
+socket_recv (GgTestLineClient *client)
 {
-  g_autoptr(GError) error = NULL;
-  g_autofree char *line = g_data_input_stream_read_line_utf8 (self->input, NULL, NULL, &error);
+  g_autofree char *line = gg_test_line_client_recv (client);
 
-  g_assert_no_error (error);
-  g_assert_nonnull (line);
   return oam_normalize (line);
 }
 
@@ -386,14 +336,14 @@ test_http_game (void)
   g_autofree char *request = NULL;
   g_autofree char *expected = NULL;
   g_autofree char *target = g_strdup_printf ("http:%u", game->port);
-  SocketClient *client;
+  GgTestLineClient *client;
   gint64 deadline;
   int status = -1;
 
   g_assert_true (g_file_set_contents (config, text, -1, NULL));
   daemon = gg_test_process_spawn (args, NULL, &error);
   g_assert_no_error (error);
-  client = socket_client_connect (socket_path);
+  client = gg_test_line_client_connect (socket_path);
 
   /* The game is put on the bus as the daemon starts. */
   deadline = g_get_monotonic_time () + (gint64) gg_test_timeout_ms (15000) * 1000;
@@ -405,7 +355,7 @@ test_http_game (void)
       request = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%u,\"method\":\"tools/validate\",\"params\":{\"tools\":"
                                  "[{\"name\":\"set_score\",\"description\":\"d\",\"execution\":\"target\",\"target\":\"%s\"}]}}",
                                  id, target);
-      socket_send (client, request);
+      gg_test_line_client_send (client, request);
       line = socket_recv (client);
       if (strstr (line, "\"warnings\":[],\"generationSchema\"") != NULL)
         break;
@@ -418,13 +368,13 @@ test_http_game (void)
                              "\"options\":{\"targets\":[{\"target\":\"%s\",\"tools\":[\"set_score\"]}]},"
                              OAM_SCRIPT ("[{\"toolCalls\":[{\"name\":\"set_score\",\"arguments\":{\"score\":4242},\"id\":\"k1\"}]},{\"text\":\"Done.\"}]") "}}",
                              target);
-  socket_send (client, request);
+  gg_test_line_client_send (client, request);
   {
     g_autofree char *line = socket_recv (client);
 
     g_assert_cmpstr (line, ==, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"session\":\"agent\",\"warnings\":[]}}");
   }
-  socket_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"agent\",\"prompt\":\"Score!\"}}");
+  gg_test_line_client_send (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"agent\",\"prompt\":\"Score!\"}}");
   {
     g_autofree char *line = socket_recv (client);
 
@@ -443,7 +393,7 @@ test_http_game (void)
       pump (20);
     }
 
-  socket_client_free (client);
+  gg_test_line_client_free (client);
   gg_test_process_send_signal (daemon, SIGTERM);
   g_assert_true (gg_test_process_wait (daemon, gg_test_timeout_ms (20000), &status));
   g_assert_cmpint (status, ==, 0);

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "gabp-test-util.h"
+#include "gg-test-line-client.h"
 #include "gg-test-util.h"
 
 #define MOD_EXE GG_TOP_BUILDDIR "/tests/gabp-mod/gabp-mod"
@@ -54,65 +55,7 @@ die_with_parent (gpointer data)
 
 /* ---- clients ------------------------------------------------------------- */
 
-typedef struct {
-  GSocketConnection *connection;
-  GDataInputStream *input;
-} SocketClient;
-
-static SocketClient *
-socket_client_connect (const char *path)
-{
-  g_autoptr(GSocketClient) client = g_socket_client_new ();
-  g_autoptr(GSocketAddress) address = g_unix_socket_address_new (path);
-  gint64 deadline = g_get_monotonic_time () + (gint64) gg_test_timeout_ms (15000) * 1000;
-  SocketClient *self = g_new0 (SocketClient, 1);
-
-  while (self->connection == NULL)
-    {
-      g_autoptr(GError) error = NULL;
-
-      self->connection = g_socket_client_connect (client, G_SOCKET_CONNECTABLE (address), NULL, &error);
-      if (self->connection == NULL)
-        {
-          g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-          g_usleep (50 * 1000);
-        }
-    }
-  g_socket_set_timeout (g_socket_connection_get_socket (self->connection), gg_test_timeout_ms (20000) / 1000);
-  self->input = g_data_input_stream_new (g_io_stream_get_input_stream (G_IO_STREAM (self->connection)));
-  return self;
-}
-
-static void
-socket_client_free (SocketClient *self)
-{
-  g_object_unref (self->input);
-  g_object_unref (self->connection);
-  g_free (self);
-}
-
-static void
-socket_send (SocketClient *self,
-             const char   *line)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *text = g_strconcat (line, "\n", NULL);
-
-  g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (self->connection)), text, strlen (text),
-                             NULL, NULL, &error);
-  g_assert_no_error (error);
-}
-
-static char *
-socket_recv (SocketClient *self)
-{
-  g_autoptr(GError) error = NULL;
-  char *line = g_data_input_stream_read_line_utf8 (self->input, NULL, NULL, &error);
-
-  g_assert_no_error (error);
-  g_assert_nonnull (line);
-  return line;
-}
+/* The oam and tap sockets are tests/common/gg-test-line-client's. */
 
 static JsonObject *
 http_mcp (SoupSession *session,
@@ -250,7 +193,7 @@ fixture_teardown (Fixture       *f,
 /* Asks tools/validate until the mod is on the bus (it connects in the
  * background), before any tap is attached. */
 static void
-wait_for_shop (SocketClient *oam)
+wait_for_shop (GgTestLineClient *oam)
 {
   gint64 deadline = g_get_monotonic_time () + (gint64) gg_test_timeout_ms (15000) * 1000;
 
@@ -262,8 +205,8 @@ wait_for_shop (SocketClient *oam)
         id);
       g_autofree char *line = NULL;
 
-      socket_send (oam, request);
-      line = socket_recv (oam);
+      gg_test_line_client_send (oam, request);
+      line = gg_test_line_client_recv (oam);
       if (strstr (line, "\"warnings\":[]") != NULL)
         return;
       g_assert_cmpint (g_get_monotonic_time (), <, deadline);
@@ -376,11 +319,11 @@ test_records (Fixture       *f,
   g_autoptr(GgTestProcess) tap = NULL, errors = NULL, people = NULL, clock = NULL;
   g_autofree char *all = NULL, *failed = NULL, *readable = NULL, *of_clock = NULL;
   g_autofree char *got = NULL, *got_failed = NULL, *got_clock = NULL;
-  SocketClient *oam;
+  GgTestLineClient *oam;
   GStatBuf st;
 
   soup_session_set_proxy_resolver (session, NULL);
-  oam = socket_client_connect (f->oam_socket);
+  oam = gg_test_line_client_connect (f->oam_socket);
   wait_for_shop (oam);
 
   /* 0600, for its owner only. */
@@ -407,37 +350,37 @@ test_records (Fixture       *f,
                                "\"arguments\":{\"name\":\"world/nothing\",\"instance\":\"gabp:shop\"}}}"));
 
   /* An oam session whose turn uses the same tool. */
-  socket_send (oam, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"clock\","
+  gg_test_line_client_send (oam, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/create\",\"params\":{\"session\":\"clock\","
                     "\"options\":{\"targets\":[{\"target\":\"gabp:shop\",\"tools\":[\"world/get_time\"]}]},"
                     "\"model\":{\"type\":\"scripted\",\"steps\":[{\"toolCalls\":[{\"name\":\"world.get_time\",\"arguments\":{},\"id\":\"k1\"}]},"
                     "{\"text\":\"Tick tock.\"}]}}}");
-  g_free (socket_recv (oam));
-  socket_send (oam, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"clock\",\"prompt\":\"Time?\"}}");
+  g_free (gg_test_line_client_recv (oam));
+  gg_test_line_client_send (oam, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/respond\",\"params\":{\"session\":\"clock\",\"prompt\":\"Time?\"}}");
   {
-    g_autofree char *line = socket_recv (oam);
+    g_autofree char *line = gg_test_line_client_recv (oam);
     g_test_message ("respond: %s", line);
   }
 
   /* An oam NPC calls a client tool: the client answers the tool/call. */
-  socket_send (oam, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"npc/create\",\"params\":{\"npc\":\"gorm\",\"persona\":{\"name\":\"Gorm\"},"
+  gg_test_line_client_send (oam, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"npc/create\",\"params\":{\"npc\":\"gorm\",\"persona\":{\"name\":\"Gorm\"},"
                     "\"tools\":[{\"name\":\"wave\",\"description\":\"Wave.\",\"execution\":\"client\"}],\"options\":{\"replyFormat\":\"text\"},"
                     "\"model\":{\"type\":\"scripted\",\"steps\":[{\"toolCalls\":[{\"name\":\"wave\",\"arguments\":{\"hand\":\"left\"},\"id\":\"w1\"}]},"
                     "{\"text\":\"[neutral] Waved.\"}]}}}");
-  g_free (socket_recv (oam));
-  socket_send (oam, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"npc/talk\",\"params\":{\"npc\":\"gorm\",\"line\":\"Hi!\"}}");
+  g_free (gg_test_line_client_recv (oam));
+  gg_test_line_client_send (oam, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"npc/talk\",\"params\":{\"npc\":\"gorm\",\"line\":\"Hi!\"}}");
   {
-    g_autofree char *line = socket_recv (oam);
+    g_autofree char *line = gg_test_line_client_recv (oam);
 
     g_assert_true (g_str_has_prefix (line, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"method\":\"tool/call\""));
   }
-  socket_send (oam, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"result\":{\"output\":\"Waved back.\"}}");
+  gg_test_line_client_send (oam, "{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"result\":{\"output\":\"Waved back.\"}}");
   {
-    g_autofree char *line = socket_recv (oam);
+    g_autofree char *line = gg_test_line_client_recv (oam);
 
     g_test_message ("talk: %s", line);
     g_assert_true (g_str_has_prefix (line, "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"npc\":\"gorm\",\"line\":\"Waved.\""));
   }
-  socket_client_free (oam);
+  gg_test_line_client_free (oam);
 
   /* The session and the NPC go with their client; then the daemon's
    * shutdown ends the taps' streams. */
@@ -530,13 +473,13 @@ test_slow_reader (Fixture       *f,
   g_autofree char *description = g_strnfill (1200, 'd');
   g_autoptr(GgTestProcess) tap = NULL;
   g_autofree char *all = NULL;
-  SocketClient *oam, *slow;
+  GgTestLineClient *oam, *slow;
   guint64 received = 0, dropped = 0, drop_records = 0, other = 0;
 
-  oam = socket_client_connect (f->oam_socket);
-  slow = socket_client_connect (f->tap_socket);
+  oam = gg_test_line_client_connect (f->oam_socket);
+  slow = gg_test_line_client_connect (f->tap_socket);
   /* Only oam's records, never reading them. */
-  socket_send (slow, "{\"plugin\":\"oam\"}");
+  gg_test_line_client_send (slow, "{\"plugin\":\"oam\"}");
   gg_test_spin (200);
   /* A reader that keeps up, at the same time. */
   tap = start_tap (f, "--json", "--plugin=oam");
@@ -549,15 +492,15 @@ test_slow_reader (Fixture       *f,
       g_autofree char *line = NULL;
       g_autofree char *id = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%u,\"result\":", i);
 
-      socket_send (oam, request);
-      line = socket_recv (oam);
+      gg_test_line_client_send (oam, request);
+      line = gg_test_line_client_recv (oam);
       g_assert_true (g_str_has_prefix (line, id));
     }
 
   /* Now it reads: what it was queued, then how many it missed. */
   while (received + dropped < n)
     {
-      g_autofree char *line = socket_recv (slow);
+      g_autofree char *line = gg_test_line_client_recv (slow);
       g_autoptr(JsonNode) node = gg_json_parse (line, -1, GG_JSON_DEFAULT_MAX_DEPTH, NULL);
       JsonObject *record = json_node_get_object (node);
       const char *kind = json_object_get_string_member (record, "kind");
@@ -585,8 +528,8 @@ test_slow_reader (Fixture       *f,
   g_assert_cmpuint (received + dropped, ==, n);
   g_assert_cmpuint (dropped, >, 0);
   g_assert_cmpuint (other, ==, 0);
-  socket_client_free (slow);
-  socket_client_free (oam);
+  gg_test_line_client_free (slow);
+  gg_test_line_client_free (oam);
 
   /* `gamegate tap`, whose output nobody read meanwhile, accounts for
    * every record too: shown, or counted as dropped. */
@@ -627,12 +570,12 @@ test_gabp_server (Fixture       *f,
   g_autoptr(JsonNode) bridge = NULL;
   g_autofree char *text = NULL, *id = NULL, *head = NULL, *got = NULL;
   JsonObject *transport;
-  SocketClient *oam;
+  GgTestLineClient *oam;
   TestPeer *peer;
 
-  oam = socket_client_connect (f->oam_socket);
+  oam = gg_test_line_client_connect (f->oam_socket);
   wait_for_shop (oam);
-  socket_client_free (oam);
+  gg_test_line_client_free (oam);
   g_assert_true (g_file_get_contents (f->bridge_file, &text, NULL, NULL));
   bridge = gg_json_parse (text, -1, GG_JSON_DEFAULT_MAX_DEPTH, NULL);
   transport = json_object_get_object_member (json_node_get_object (bridge), "transport");
