@@ -95,7 +95,8 @@ user_env = {k: v for k, v in os.environ.items()
                                  'MALLOC_', 'XDG_'))}
 user_env.update({'HOME': home, 'XDG_CONFIG_HOME': os.path.join(home, '.config'),
                  'XDG_RUNTIME_DIR': runtime, 'LC_ALL': 'C.UTF-8',
-                 'GAME_BRIDGE_HTTP_PORT': '0'})
+                 # Any free port: never another daemon's (the defaults may be taken).
+                 'GAME_BRIDGE_HTTP_PORT': '0', 'GAMEGATE_A2G_LISTEN': '127.0.0.1:0'})
 
 
 def gamegate_out(*args, input=None):

@@ -349,6 +349,7 @@ test_mismatches (Fixture       *f,
                                 "\\\"Response\\\", the cassette has none (%s, line 1)\",", f->cassette);
     assert_prefix (line, expected);
     g_clear_pointer (&line, g_free);
+    g_clear_pointer (&expected, g_free);
   }
 
   /* Sequential: the next step, whatever is asked. */
