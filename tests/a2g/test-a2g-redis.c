@@ -223,13 +223,17 @@ test_rate_across (void)
   g_autofree char *token = a2g_open (a, CLIENT, NULL);
   guint taken = 0, busy = 0;
   gint64 start = g_get_monotonic_time ();
-  double seconds;
+  gint64 last_round = start;
+  double seconds, seconds_sent;
 
   while (g_get_monotonic_time () - start < 3 * G_USEC_PER_SEC)
     {
       g_autofree char *body_a = many_entities (CLIENT, 4);
       g_autofree char *body_b = many_entities (CLIENT, 4);
-      A2gPending *on_a = a2g_post_start (a, "/v1/decide", token, body_a);
+      A2gPending *on_a;
+
+      last_round = g_get_monotonic_time ();
+      on_a = a2g_post_start (a, "/v1/decide", token, body_a);
       A2gPending *on_b = a2g_post_start (b, "/v1/decide", token, body_b);
       g_autoptr(A2gResponse) ra = a2g_pending_wait (on_a);
       g_autoptr(A2gResponse) rb = a2g_pending_wait (on_b);
@@ -238,12 +242,16 @@ test_rate_across (void)
       busy += count_source (ra, NULL, "busy") + count_source (rb, NULL, "busy");
     }
   seconds = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
+  seconds_sent = (double) (last_round - start) / G_USEC_PER_SEC;
   g_test_message ("%u taken, %u busy in %.2f s (expected %.1f)", taken, busy, seconds, 5 + 20 * seconds);
   /* Never more than the rate, for the two together; and, when the load
-   * offered is well over it (not so under valgrind), the rate itself. */
+   * offered is well over it, at least what the buckets held when the last
+   * round was sent (tokens that came back while it was answered are not
+   * offered any request). Under valgrind the rounds are too slow for the
+   * lower bound to say anything about the rate. */
   g_assert_cmpfloat (taken, <=, (5 + 20 * seconds) * 1.05);
-  if (busy >= 2 * taken)
-    g_assert_cmpfloat (taken, >=, (5 + 20 * seconds) * 0.95);
+  if (busy >= 2 * taken && g_getenv ("GAMEGATE_TEST_WRAPPER") == NULL)
+    g_assert_cmpfloat (taken, >=, (5 + 20 * seconds_sent) * 0.95);
   a2g_service_stop (a);
   a2g_service_stop (b);
 }
