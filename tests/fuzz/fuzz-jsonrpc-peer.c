@@ -141,6 +141,7 @@ expected_answers (const guint8 *data,
       g_autoptr(JsonNode) node = NULL;
       gsize len;
       JsonObject *object;
+      JsonNode *version;
       char *key;
 
       if (i < size && data[i] != '\n')
@@ -155,7 +156,10 @@ expected_answers (const guint8 *data,
       if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
         continue;
       object = json_node_get_object (node);
-      if (g_strcmp0 (json_object_get_string_member_with_default (object, "jsonrpc", ""), "2.0") != 0 ||
+      version = json_object_get_member (object, "jsonrpc");
+      /* The oracle reads the input as untrusted as the peer does. */
+      if (version == NULL || json_node_get_value_type (version) != G_TYPE_STRING ||
+          g_strcmp0 (json_node_get_string (version), "2.0") != 0 ||
           json_object_has_member (object, "result") || json_object_has_member (object, "error"))
         continue;
       key = id_key (json_object_get_member (object, "id"));
