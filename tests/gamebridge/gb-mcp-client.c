@@ -232,3 +232,57 @@ free_port (void)
   bound = g_socket_get_local_address (socket, NULL);
   return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
 }
+
+/**
+ * http_mcp:
+ * @session: a libsoup session
+ * @port: the daemon's Streamable HTTP port
+ * @session_id: (inout): the MCP session id, set from the first answer
+ * @body: one JSON-RPC message
+ *
+ * POSTs @body to `/mcp` of `gamegate serve`.
+ *
+ * Returns: (transfer full): the response (JSON, or the last data line of
+ *   an event stream)
+ */
+JsonObject *
+http_mcp (SoupSession *session,
+          guint        port,
+          char       **session_id,
+          const char  *body)
+{
+  g_autofree char *uri = g_strdup_printf ("http://127.0.0.1:%u/mcp", port);
+  g_autoptr(SoupMessage) msg = soup_message_new ("POST", uri);
+  g_autoptr(GBytes) request = g_bytes_new (body, strlen (body));
+  g_autoptr(GBytes) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  const char *text, *data;
+  gsize len;
+
+  soup_message_set_request_body_from_bytes (msg, "application/json", request);
+  soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept", "application/json, text/event-stream");
+  soup_message_headers_replace (soup_message_get_request_headers (msg), "MCP-Protocol-Version", "2025-11-25");
+  if (*session_id != NULL)
+    soup_message_headers_replace (soup_message_get_request_headers (msg), "Mcp-Session-Id", *session_id);
+  reply = soup_session_send_and_read (session, msg, NULL, &error);
+  g_assert_no_error (error);
+  if (*session_id == NULL)
+    *session_id = g_strdup (soup_message_headers_get_one (soup_message_get_response_headers (msg), "Mcp-Session-Id"));
+  if (soup_message_get_status (msg) == 202)
+    return NULL;
+  g_assert_cmpuint (soup_message_get_status (msg), ==, 200);
+  text = g_bytes_get_data (reply, &len);
+  /* JSON, or an event stream whose last data line is the response. */
+  data = g_strrstr_len (text, len, "data: ");
+  if (data != NULL)
+    {
+      g_autofree char *line = g_strndup (data + 6, strcspn (data + 6, "\r\n"));
+
+      root = gg_json_parse (line, -1, 256, &error);
+    }
+  else
+    root = gg_json_parse (text, (gssize) len, 256, &error);
+  g_assert_no_error (error);
+  return json_object_ref (json_node_get_object (root));
+}

@@ -5,6 +5,8 @@
  */
 #pragma once
 
+#include <libsoup/soup.h>
+
 #include "gg-test-util.h"
 
 G_BEGIN_DECLS
@@ -42,6 +44,11 @@ JsonObject *mcp_next_log     (Mcp        *mcp,
                               guint       timeout_ms);
 gboolean    pid_alive        (gint64 pid);
 guint       free_port        (void);
+/* Streamable HTTP to `gamegate serve`'s /mcp (daemon tests). */
+JsonObject *http_mcp         (SoupSession *session,
+                              guint        port,
+                              char       **session_id,
+                              const char  *body);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Mcp, mcp_free)
 
