@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Adds up meson's JSON test logs and prints one closing line:
-'tests: N passed, N failed, N skipped'.
+'tests: N passed, N failed, N skipped', after naming each test that did
+not pass (setup and test name), so that the tail of a CI log says which.
 
 Usage: summarize-tests.py TESTLOG.json...
 """
@@ -15,13 +16,15 @@ def main(paths):
         try:
             with open(path, encoding='utf-8') as f:
                 for line in f:
-                    result = json.loads(line).get('result')
+                    test = json.loads(line)
+                    result = test.get('result')
                     if result in ('OK', 'EXPECTEDFAIL'):
                         passed += 1
                     elif result == 'SKIP':
                         skipped += 1
                     else:
                         failed += 1
+                        print(f"{path}: {test.get('name')}: {result}")
         except FileNotFoundError:
             print(f'{path}: missing (that setup did not run)')
             failed += 1
