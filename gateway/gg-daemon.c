@@ -23,6 +23,7 @@ typedef struct {
   GMainLoop *loop;
   GPtrArray *started;          /* GgFrontend listening */
   GCancellable *stop_cancellable;
+  GgTapServer *tap;            /* nullable */
   guint sigint_id;
   guint sigterm_id;
   guint cancel_timeout_id;
@@ -43,6 +44,18 @@ notify (Daemon     *daemon,
 }
 
 static void
+on_tap_drained (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Daemon *daemon = user_data;
+
+  gg_tap_server_drain_finish (result, NULL);
+  g_debug ("Shutdown complete");
+  g_main_loop_quit (daemon->loop);
+}
+
+static void
 on_bus_shutdown (GObject      *source,
                  GAsyncResult *result,
                  gpointer      user_data)
@@ -52,6 +65,12 @@ on_bus_shutdown (GObject      *source,
 
   if (!gg_bus_shutdown_finish (GG_BUS (source), result, &error))
     g_warning (_("Shutdown: %s"), error->message);
+  /* The bus is quiet now: the tap's readers get its last records. */
+  if (daemon->tap != NULL)
+    {
+      gg_tap_server_drain_async (daemon->tap, GG_TAP_DRAIN_TIMEOUT_MS, on_tap_drained, daemon);
+      return;
+    }
   g_debug ("Shutdown complete");
   g_main_loop_quit (daemon->loop);
 }
@@ -165,7 +184,6 @@ gg_daemon_run (GgHost *host)
     .stop_cancellable = g_cancellable_new (),
     .status = GG_EXIT_OK,
   };
-  GgTapServer *tap = NULL;
 
   daemon.sigint_id = g_unix_signal_add (SIGINT, on_signal, &daemon);
   daemon.sigterm_id = g_unix_signal_add (SIGTERM, on_signal, &daemon);
@@ -195,7 +213,7 @@ gg_daemon_run (GgHost *host)
       g_autoptr(GError) error = NULL;
 
       /* The tap is for watching: a daemon without it still serves. */
-      if (*tap_path != '\0' && (tap = gg_tap_server_new (host->bus, tap_path, &error)) == NULL)
+      if (*tap_path != '\0' && (daemon.tap = gg_tap_server_new (host->bus, tap_path, &error)) == NULL)
         g_warning (_("tap: %s"), error->message);
     }
 
@@ -216,7 +234,7 @@ gg_daemon_run (GgHost *host)
     g_idle_add (on_start_failed, &daemon);
 
   g_main_loop_run (daemon.loop);
-  gg_tap_server_free (tap);
+  gg_tap_server_free (daemon.tap);
 
   g_clear_handle_id (&daemon.sigint_id, g_source_remove);
   g_clear_handle_id (&daemon.sigterm_id, g_source_remove);

@@ -8,7 +8,10 @@
  * `{"kind":"dropped","count":N}`. A reader may send one JSON line of
  * filters (`plugin`, `target`, `session`, `errors`) so that what it does not
  * want is never queued. The observer is attached only while a reader is
- * connected: with none, the bus reports nothing.
+ * connected: with none, the bus reports nothing. At shutdown the daemon
+ * drains the tap (gg_tap_server_drain_async()): no new readers or
+ * records, and what each reader was queued is written before it exits,
+ * for at most a bounded time.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -29,6 +32,8 @@ struct _GgTapServer {
   GSocketService *service;
   GPtrArray *readers;        /* Reader */
   guint observer_id;
+  GTask *drain;              /* nullable: draining for the shutdown */
+  guint drain_timeout_id;
 };
 
 typedef struct {
@@ -94,6 +99,7 @@ gg_tap_default_socket_path (void)
 
 static void reader_pump (Reader *reader);
 static void observe (GgBus *bus, JsonObject *record, gpointer user_data);
+static void check_drained (GgTapServer *self);
 
 static void
 reader_free (gpointer data)
@@ -128,6 +134,7 @@ reader_close (Reader *reader)
       gg_bus_remove_observer (server->bus, server->observer_id);
       server->observer_id = 0;
     }
+  check_drained (server);
 }
 
 static gboolean
@@ -199,6 +206,7 @@ on_written (GObject      *source,
   if (reader->queue.length == 0)
     push_dropped (reader);
   reader_pump (reader);
+  check_drained (reader->server);
 }
 
 static void
@@ -354,11 +362,10 @@ gg_tap_server_new (GgBus       *bus,
   return self;
 }
 
-void
-gg_tap_server_free (GgTapServer *self)
+/* No new readers and no new records. */
+static void
+stop_listening (GgTapServer *self)
 {
-  if (self == NULL)
-    return;
   if (self->service != NULL)
     {
       g_socket_service_stop (self->service);
@@ -368,7 +375,100 @@ gg_tap_server_free (GgTapServer *self)
       g_unlink (self->path);
     }
   if (self->observer_id != 0)
-    gg_bus_remove_observer (self->bus, self->observer_id);
+    {
+      gg_bus_remove_observer (self->bus, self->observer_id);
+      self->observer_id = 0;
+    }
+}
+
+static void
+drain_done (GgTapServer *self)
+{
+  g_autoptr(GTask) task = g_steal_pointer (&self->drain);
+
+  g_clear_handle_id (&self->drain_timeout_id, g_source_remove);
+  g_task_return_boolean (task, TRUE);
+}
+
+/* While draining: done once every open reader has been written all it was
+ * queued. */
+static void
+check_drained (GgTapServer *self)
+{
+  if (self == NULL || self->drain == NULL)
+    return;
+  for (guint i = 0; i < self->readers->len; i++)
+    {
+      Reader *reader = g_ptr_array_index (self->readers, i);
+
+      if (!reader->closed && (reader->writing || reader->queue.length > 0))
+        return;
+    }
+  drain_done (self);
+}
+
+static gboolean
+on_drain_timeout (gpointer user_data)
+{
+  GgTapServer *self = user_data;
+
+  self->drain_timeout_id = 0;
+  g_debug ("tap: a reader did not take what it was queued within the shutdown's time");
+  drain_done (self);
+  return G_SOURCE_REMOVE;
+}
+
+/**
+ * gg_tap_server_drain_async:
+ * @self: the tap server
+ * @timeout_ms: how long a slow reader may hold the shutdown up
+ * @callback: called once every reader got what it was queued, or after
+ *   @timeout_ms
+ * @user_data: data for @callback
+ *
+ * Stops taking readers and records, then writes each reader what it was
+ * queued (and how many it missed), so that `gamegate tap` shows the last
+ * records of a daemon that stops.
+ */
+void
+gg_tap_server_drain_async (GgTapServer         *self,
+                           guint                timeout_ms,
+                           GAsyncReadyCallback  callback,
+                           gpointer             user_data)
+{
+  g_return_if_fail (self->drain == NULL);
+
+  self->drain = g_task_new (NULL, NULL, callback, user_data);
+  g_task_set_source_tag (self->drain, gg_tap_server_drain_async);
+  stop_listening (self);
+  self->drain_timeout_id = g_timeout_add (timeout_ms, on_drain_timeout, self);
+  for (guint i = 0; i < self->readers->len; i++)
+    {
+      Reader *reader = g_ptr_array_index (self->readers, i);
+
+      if (reader->queue.length == 0)
+        push_dropped (reader);
+      reader_pump (reader);
+    }
+  check_drained (self);
+}
+
+/** gg_tap_server_drain_finish: Returns: %TRUE */
+gboolean
+gg_tap_server_drain_finish (GAsyncResult  *result,
+                            GError       **error)
+{
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+void
+gg_tap_server_free (GgTapServer *self)
+{
+  if (self == NULL)
+    return;
+  stop_listening (self);
+  if (self->drain != NULL)
+    drain_done (self);
   /* A reader being written to is freed when its (cancelled) write ends. */
   for (guint i = self->readers->len; i > 0; i--)
     {

@@ -12,6 +12,9 @@ G_BEGIN_DECLS
  * for that reader only. */
 #define GG_TAP_QUEUE_MAX_RECORDS 1000
 #define GG_TAP_QUEUE_MAX_BYTES (256 * 1024)
+/* At shutdown, a reader gets this long to take what it was queued: enough
+ * for a terminal catching up, short enough not to hold a stop up. */
+#define GG_TAP_DRAIN_TIMEOUT_MS 2000
 
 typedef struct _GgTapServer GgTapServer;
 
@@ -19,6 +22,12 @@ char        *gg_tap_default_socket_path (void);
 GgTapServer *gg_tap_server_new          (GgBus       *bus,
                                          const char  *path,
                                          GError     **error);
+void         gg_tap_server_drain_async  (GgTapServer         *self,
+                                         guint                timeout_ms,
+                                         GAsyncReadyCallback  callback,
+                                         gpointer             user_data);
+gboolean     gg_tap_server_drain_finish (GAsyncResult  *result,
+                                         GError       **error);
 void         gg_tap_server_free         (GgTapServer *self);
 
 /* The filters `gamegate tap` sends and applies (NULL members match all). */

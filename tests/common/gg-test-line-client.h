@@ -20,6 +20,7 @@ void              gg_test_line_client_free    (GgTestLineClient *client);
 void              gg_test_line_client_send    (GgTestLineClient *client,
                                                const char       *line);
 char             *gg_test_line_client_recv    (GgTestLineClient *client);
+char             *gg_test_line_client_recv_or_end (GgTestLineClient *client);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GgTestLineClient, gg_test_line_client_free)
 

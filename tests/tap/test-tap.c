@@ -521,6 +521,64 @@ test_slow_reader (Fixture       *f,
   g_assert_cmpstr (all, ==, "");
 }
 
+/* A daemon that stops writes each reader what it was still queued: a
+ * reader that had not read until then gets every record, then the end. */
+static void
+test_drained_at_shutdown (Fixture       *f,
+                          gconstpointer  data)
+{
+  /* More than the socket's buffer takes, less than the tap's queue holds. */
+  const guint n = 600;
+  GgTestLineClient *oam, *slow;
+  guint received = 0;
+  int status = -1;
+
+  oam = gg_test_line_client_connect (f->oam_socket);
+  slow = gg_test_line_client_connect (f->tap_socket);
+  gg_test_line_client_send (slow, "{\"plugin\":\"oam\"}");
+  gg_test_spin (200);
+  for (guint i = 1; i <= n; i++)
+    {
+      g_autofree char *request = g_strdup_printf (
+        "{\"jsonrpc\":\"2.0\",\"id\":%u,\"method\":\"tools/validate\",\"params\":{\"tools\":[{\"name\":\"t\","
+        "\"description\":\"Tool number %u.\",\"execution\":\"client\"}]}}", i, i);
+      g_autofree char *line = NULL;
+
+      gg_test_line_client_send (oam, request);
+      line = gg_test_line_client_recv (oam);
+      g_assert_nonnull (line);
+    }
+  gg_test_line_client_free (oam);
+
+  /* It starts reading only once the daemon is done with everything else
+   * (well under GG_TAP_DRAIN_TIMEOUT_MS). */
+  stop_daemon (f);
+  g_usleep (300 * 1000);
+  for (;;)
+    {
+      g_autofree char *line = gg_test_line_client_recv_or_end (slow);
+      g_autoptr(JsonNode) node = NULL;
+      JsonObject *record;
+      g_autofree char *expected = NULL;
+
+      if (line == NULL)
+        break;  /* the end: the daemon closed the tap */
+      node = gg_json_parse (line, -1, GG_JSON_DEFAULT_MAX_DEPTH, NULL);
+      g_assert_nonnull (node);
+      record = json_node_get_object (node);
+      /* Nothing dropped, every record in order. */
+      g_assert_cmpstr (json_object_get_string_member (record, "kind"), ==, "request");
+      expected = g_strdup_printf ("Tool number %u.", received + 1);
+      g_assert_cmpstr (json_object_get_string_member (record, "name"), ==, "tools/validate");
+      g_assert_nonnull (strstr (line, expected));
+      received++;
+    }
+  g_assert_cmpuint (received, ==, n);
+  gg_test_line_client_free (slow);
+  g_assert_true (gg_test_process_wait (f->daemon, gg_test_timeout_ms (20000), &status));
+  g_assert_cmpint (status, ==, 0);
+}
+
 /* A GABP bridge calls the mod's tool through gamegate's mod-side server. */
 static void
 test_gabp_server (Fixture       *f,
@@ -644,6 +702,8 @@ main (int   argc,
   g_test_add_func ("/tap/command-line", test_command_line);
   g_test_add ("/tap/records", Fixture, NULL, fixture_setup, test_records, fixture_teardown);
   g_test_add ("/tap/slow-reader", Fixture, NULL, fixture_setup, test_slow_reader, fixture_teardown);
+  g_test_add ("/tap/drained-at-shutdown", Fixture, NULL, fixture_setup, test_drained_at_shutdown,
+              fixture_teardown);
   g_test_add ("/tap/a2g", Fixture, NULL, fixture_setup, test_a2g, fixture_teardown);
   g_test_add ("/tap/gabp-server", Fixture, "server", fixture_setup, test_gabp_server, fixture_teardown);
   return g_test_run ();
