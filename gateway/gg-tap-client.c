@@ -204,16 +204,23 @@ gg_tap_run (GgHost *host,
       return GG_EXIT_FAILURE;
     }
 
-  /* On stderr, so that stdout holds records only. */
-  g_printerr (_("Watching the bus at %s\n"), socket_path);
   input = g_data_input_stream_new (g_io_stream_get_input_stream (G_IO_STREAM (connection)));
   while ((line = g_data_input_stream_read_line_utf8 (input, NULL, NULL, &error)) != NULL)
     {
       g_autofree char *text = line;
       g_autoptr(JsonNode) node = gg_json_parse (text, -1, GG_JSON_DEFAULT_MAX_DEPTH, NULL);
 
-      if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node) ||
-          !gg_tap_filter_matches (&filter, json_node_get_object (node)))
+      if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      if (g_strcmp0 (json_object_get_string_member_with_default (json_node_get_object (node), "kind", NULL),
+                     "watching") == 0)
+        {
+          /* The daemon applied the filters: from here on nothing is missed.
+           * On stderr, so that stdout holds records only. */
+          g_printerr (_("Watching the bus at %s\n"), socket_path);
+          continue;
+        }
+      if (!gg_tap_filter_matches (&filter, json_node_get_object (node)))
         continue;
       if (json)
         printf ("%s\n", text);

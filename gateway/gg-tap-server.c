@@ -7,7 +7,8 @@
  * dropped for that reader only, and once there is room again it first gets
  * `{"kind":"dropped","count":N}`. A reader may send one JSON line of
  * filters (`plugin`, `target`, `session`, `errors`) so that what it does not
- * want is never queued. The observer is attached only while a reader is
+ * want is never queued; each is answered `{"kind":"watching"}` once
+ * applied, so that the reader knows from when on nothing passes it by. The observer is attached only while a reader is
  * connected: with none, the bus reports nothing. At shutdown the daemon
  * drains the tap (gg_tap_server_drain_async()): no new readers or
  * records, and what each reader was queued is written before it exits,
@@ -284,7 +285,16 @@ on_line (GObject      *source,
     g_autoptr(JsonNode) node = gg_json_parse (text, (gssize) length, GG_JSON_DEFAULT_MAX_DEPTH, NULL);
 
     if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
-      gg_tap_filter_from_json (&reader->filter, json_node_get_object (node));
+      {
+        static const char watching[] = "{\"kind\":\"watching\"}\n";
+        g_autoptr(GBytes) ack = g_bytes_new_static (watching, sizeof watching - 1);
+
+        gg_tap_filter_from_json (&reader->filter, json_node_get_object (node));
+        /* Behind whatever was queued already: every record after it passed
+         * the new filter. Never dropped: a reader waits for it. */
+        push (reader, ack);
+        reader_pump (reader);
+      }
   }
   g_data_input_stream_read_line_async (reader->input, G_PRIORITY_DEFAULT, reader->cancellable,
                                        on_line, reader);
