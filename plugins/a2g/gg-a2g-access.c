@@ -19,6 +19,18 @@
  * TLS-terminating proxy the operator declares (behind-tls-proxy=true),
  * whose `X-Forwarded-Proto: https` every request must then carry.
  *
+ * The console (GET /, its files, /v1/console/events) and the readers
+ * (/v1/usage, /v1/policy) outside the local profile: the console
+ * credential, whose SHA-256 alone is in the configuration
+ * (console-credential-sha256), comes as HTTP Basic (any user name: the
+ * browser's own prompt, re-sent for the page, its files and the event
+ * stream) or as `Bearer`; a registered game's API key (Bearer, server
+ * profile) reads its own game's part (its budgets, its manifests'
+ * policies). A request with an `Origin` is served only from the service's
+ * own origin, `https://` and the request's Host (a proxy must pass Host
+ * through). In the local profile none of this applies: loopback only,
+ * no credential (the console credential is ignored there).
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
@@ -43,6 +55,7 @@ struct _GgA2gAccess {
   char *tls_key;
   GTlsCertificate *certificate; /* nullable: no TLS of its own */
   GHashTable *games;         /* name -> Game */
+  char *console_sha256;      /* nullable: 64 lowercase hex of the console credential */
 };
 
 static void
@@ -64,6 +77,32 @@ is_lower_hex (const char *text,
     if (!g_ascii_isxdigit (text[i]) || g_ascii_isupper (text[i]))
       return FALSE;
   return TRUE;
+}
+
+/* @value (read from @key_name, freed and cleared on refusal) must be
+ * the SHA-256 of a secret as 64 lowercase hex digits. Not
+ * gg_config_set_invalid(): it would echo the value, which may be the
+ * secret itself pasted by mistake. */
+static gboolean
+check_sha256 (GgConfig    *config,
+              const char  *group,
+              const char  *key_name,
+              char       **value,
+              const char  *what,
+              GError     **error)
+{
+  g_autofree char *where = NULL;
+
+  if (is_lower_hex (*value, 64))
+    return TRUE;
+  where = gg_config_get_location (config, group, key_name);
+  if (*value != NULL)
+    memset (*value, 0, strlen (*value));
+  g_clear_pointer (value, g_free);
+  g_set_error (error, GG_CONFIG_ERROR, GG_CONFIG_ERROR_INVALID_VALUE,
+               "%s%s[%s] %s: expected the SHA-256 of %s as 64 lowercase hex digits",
+               where != NULL ? where : "", where != NULL ? ": " : "", group, key_name, what);
+  return FALSE;
 }
 
 static char **
@@ -173,19 +212,8 @@ load_game (GgA2gAccess *access,
       if (!load_join_keys (game, config, group, name, error))
         return FALSE;
     }
-  else if (!is_lower_hex (key, 64))
-    {
-      /* Not gg_config_set_invalid(): it would echo the value, which may be
-       * the API key itself pasted by mistake. */
-      g_autofree char *where = gg_config_get_location (config, group, key_name);
-
-      if (key != NULL)
-        memset (key, 0, strlen (key));
-      g_set_error (error, GG_CONFIG_ERROR, GG_CONFIG_ERROR_INVALID_VALUE,
-                   "%s%s[%s] %s: expected the SHA-256 of the API key as 64 lowercase hex digits",
-                   where != NULL ? where : "", where != NULL ? ": " : "", group, key_name);
-      return FALSE;
-    }
+  else if (!check_sha256 (config, group, key_name, &key, "the API key", error))
+    return FALSE;
   game->key_sha256 = g_steal_pointer (&key);
   hashes = split_list (manifests);
   if (hashes[0] == NULL)
@@ -242,6 +270,12 @@ gg_a2g_access_load (GgConfig    *config,
     return NULL;
   access->tls_certificate = gg_config_get_string (config, group, "tls-certificate", NULL);
   access->tls_key = gg_config_get_string (config, group, "tls-key", NULL);
+  /* Checked in every profile; used outside the local one only. */
+  access->console_sha256 = gg_config_get_string (config, group, "console-credential-sha256", NULL);
+  if (access->console_sha256 != NULL &&
+      !check_sha256 (config, group, "console-credential-sha256", &access->console_sha256, "the console credential",
+                     error))
+    return NULL;
   games = gg_config_get_string (config, group, "games", NULL);
   names = split_list (games);
   for (guint i = 0; names[i] != NULL; i++)
@@ -295,6 +329,7 @@ gg_a2g_access_free (GgA2gAccess *access)
   g_free (access->service_id);
   g_free (access->tls_certificate);
   g_free (access->tls_key);
+  g_free (access->console_sha256);
   g_clear_object (&access->certificate);
   g_free (access);
 }
@@ -347,6 +382,76 @@ gg_a2g_access_check_transport (const GgA2gAccess *access,
   return FALSE;
 }
 
+/* ---- credentials in requests ---------------------------------------------- */
+
+/* The secret of `Authorization: Bearer <secret>` or, with @basic, also of
+ * `Authorization: Basic base64(user:secret)` (any user name); @bearer
+ * (nullable) says which. NULL when absent or empty. The caller clears it
+ * (hash_secret()). */
+static char *
+presented_credential (SoupServerMessage *msg,
+                      gboolean           basic,
+                      gboolean          *bearer)
+{
+  const char *header = soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
+                                                     "Authorization");
+  char *secret = NULL;
+
+  if (bearer != NULL)
+    *bearer = FALSE;
+  if (header == NULL)
+    return NULL;
+  if (g_ascii_strncasecmp (header, "Bearer ", 7) == 0)
+    {
+      secret = g_strstrip (g_strdup (header + 7));
+      if (bearer != NULL)
+        *bearer = TRUE;
+    }
+  else if (basic && g_ascii_strncasecmp (header, "Basic ", 6) == 0)
+    {
+      g_autofree char *encoded = g_strstrip (g_strdup (header + 6));
+      gsize length = 0;
+      guchar *decoded = encoded[0] != '\0' ? g_base64_decode (encoded, &length) : NULL;
+      const char *colon = decoded != NULL ? memchr (decoded, ':', length) : NULL;
+
+      /* A NUL inside (or no colon) is no credential of ours. */
+      if (colon != NULL && memchr (decoded, '\0', length) == NULL)
+        secret = g_strndup (colon + 1, length - (gsize) (colon + 1 - (const char *) decoded));
+      if (decoded != NULL)
+        memset (decoded, 0, length);
+      g_free (decoded);
+      memset (encoded, 0, strlen (encoded));
+    }
+  if (secret != NULL && secret[0] == '\0')
+    g_clear_pointer (&secret, g_free);
+  return secret;
+}
+
+/* The scheme of the Authorization header in lowercase ("" without one). */
+static const char *
+authorization_scheme (SoupServerMessage *msg)
+{
+  const char *header = soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
+                                                     "Authorization");
+
+  if (header != NULL && g_ascii_strncasecmp (header, "Basic ", 6) == 0)
+    return "basic";
+  if (header != NULL && g_ascii_strncasecmp (header, "Bearer ", 7) == 0)
+    return "bearer";
+  return "";
+}
+
+/* The SHA-256 (lowercase hex) of *@secret, which is cleared and freed. */
+static char *
+hash_secret (char **secret)
+{
+  char *hash = g_compute_checksum_for_string (G_CHECKSUM_SHA256, *secret, -1);
+
+  memset (*secret, 0, strlen (*secret));
+  g_clear_pointer (secret, g_free);
+  return hash;
+}
+
 /**
  * gg_a2g_access_check_api_key:
  * @access: access rules
@@ -368,30 +473,20 @@ gg_a2g_access_check_api_key (const GgA2gAccess *access,
                              GgA2gError        *code,
                              const char       **message)
 {
-  const char *header = soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
-                                                     "Authorization");
   g_autofree char *key = NULL;
   g_autofree char *hash = NULL;
   Game *registered;
-  gboolean equal;
 
   if (gg_a2g_access_is_local (access) || access->client)
     return TRUE;
-  if (header == NULL || g_ascii_strncasecmp (header, "Bearer ", 7) != 0)
+  key = presented_credential (msg, FALSE, NULL);
+  if (key == NULL)
     {
       *code = GG_A2G_ERROR_UNAUTHORIZED;
       *message = "An API key is required.";
       return FALSE;
     }
-  key = g_strstrip (g_strdup (header + 7));
-  if (key[0] == '\0')
-    {
-      *code = GG_A2G_ERROR_UNAUTHORIZED;
-      *message = "An API key is required.";
-      return FALSE;
-    }
-  hash = g_compute_checksum_for_string (G_CHECKSUM_SHA256, key, -1);
-  memset (key, 0, strlen (key));
+  hash = hash_secret (&key);
   registered = g_hash_table_lookup (access->games, game);
   if (registered == NULL)
     {
@@ -399,8 +494,7 @@ gg_a2g_access_check_api_key (const GgA2gAccess *access,
       *message = "Unregistered game.";
       return FALSE;
     }
-  equal = gg_secure_equal (hash, registered->key_sha256);
-  if (!equal)
+  if (!gg_secure_equal (hash, registered->key_sha256))
     {
       *code = GG_A2G_ERROR_UNAUTHORIZED;
       *message = "Invalid API key.";
@@ -461,4 +555,176 @@ gg_a2g_access_find_join_key (const GgA2gAccess *access,
   Game *registered = access != NULL && game != NULL ? g_hash_table_lookup (access->games, game) : NULL;
 
   return registered != NULL && kid != NULL ? g_hash_table_lookup (registered->join_keys, kid) : NULL;
+}
+
+/* ---- the console and the readers outside the local profile -------------- */
+
+/* "host[:port]" without the default port of https, so that `Host:
+ * example.com:443` and `Origin: https://example.com` are the same. */
+static char *
+origin_authority (const char *text)
+{
+  gsize length = strlen (text);
+
+  if (length > 4 && strcmp (text + length - 4, ":443") == 0)
+    length -= 4;
+  return g_ascii_strdown (text, (gssize) length);
+}
+
+/**
+ * gg_a2g_access_check_origin:
+ * @access: access rules
+ * @msg: a request
+ *
+ * Outside the local profile a request with an `Origin` is served only
+ * from the service's own origin: `https://` and the request's `Host` (its
+ * default port :443 left out on both sides). Behind a proxy the proxy
+ * must pass the browser's Host through. The local profile has its own
+ * rule (gg-a2g-service.c).
+ *
+ * Returns: whether the request may go on
+ */
+gboolean
+gg_a2g_access_check_origin (const GgA2gAccess *access,
+                            SoupServerMessage *msg)
+{
+  SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
+  const char *origin = soup_message_headers_get_one (headers, "Origin");
+  const char *host = soup_message_headers_get_one (headers, "Host");
+  g_autofree char *own = NULL;
+  g_autofree char *theirs = NULL;
+
+  if (origin == NULL)
+    return TRUE;
+  if (host == NULL || host[0] == '\0' || g_ascii_strncasecmp (origin, "https://", 8) != 0)
+    return FALSE;
+  own = origin_authority (host);
+  theirs = origin_authority (origin + 8);
+  return strcmp (own, theirs) == 0;
+}
+
+/* The registered game whose API key hashes to @hash, or NULL. Every game
+ * is compared (in constant time each), whichever matches. */
+static const char *
+game_of_key_hash (const GgA2gAccess *access,
+                  const char        *hash)
+{
+  GHashTableIter iter;
+  gpointer name, value;
+  const char *found = NULL;
+
+  g_hash_table_iter_init (&iter, access->games);
+  while (g_hash_table_iter_next (&iter, &name, &value))
+    {
+      Game *game = value;
+
+      if (game->key_sha256 != NULL && gg_secure_equal (hash, game->key_sha256) && found == NULL)
+        found = name;
+    }
+  return found;
+}
+
+static void
+refuse (GgA2gError  *code,
+        const char **message,
+        GgA2gError   with_code,
+        const char  *with_message)
+{
+  *code = with_code;
+  *message = with_message;
+}
+
+#define READER_GAME_DATA "gg-a2g-reader-game"
+
+/**
+ * gg_a2g_access_check_reader:
+ * @access: access rules
+ * @msg: a request for @reader
+ * @reader: the console, /v1/usage or /v1/policy
+ * @manifest_hash: (nullable): /v1/policy's `manifest_hash`
+ * @code: (out): 401 or 403 when refused
+ * @message: (out): why, without the credential
+ *
+ * Outside the local profile:
+ * - the console needs the console credential (Basic or Bearer); without
+ *   console-credential-sha256 configured it is not served (403);
+ * - /v1/usage: the console credential, or in the server profile a
+ *   registered game's API key (Bearer), which then reads its own game
+ *   only (gg_a2g_access_get_reader_game());
+ * - /v1/policy (server profile only): the console credential, or the API
+ *   key of a game that registered @manifest_hash (another game's key:
+ *   403).
+ * A refused console request should ask the browser for the credential
+ * (`WWW-Authenticate: Basic`): the caller adds it on 401.
+ *
+ * Returns: whether the request may go on
+ */
+gboolean
+gg_a2g_access_check_reader (const GgA2gAccess *access,
+                            SoupServerMessage *msg,
+                            GgA2gReader        reader,
+                            const char        *manifest_hash,
+                            GgA2gError        *code,
+                            const char       **message)
+{
+  gboolean keys = FALSE;
+  gboolean bearer = FALSE;
+  g_autofree char *secret = NULL;
+  g_autofree char *hash = NULL;
+  const char *game;
+
+  if (gg_a2g_access_is_local (access))
+    return TRUE;
+  if (reader == GG_A2G_READER_POLICY && access->client)
+    {
+      refuse (code, message, GG_A2G_ERROR_FORBIDDEN, "Not available in this profile.");
+      return FALSE;
+    }
+  keys = reader != GG_A2G_READER_CONSOLE && !access->client;
+  if (!keys && access->console_sha256 == NULL)
+    {
+      refuse (code, message, GG_A2G_ERROR_FORBIDDEN, "Not available: no console credential is configured.");
+      return FALSE;
+    }
+  secret = presented_credential (msg, TRUE, &bearer);
+  if (secret == NULL && strcmp (authorization_scheme (msg), "basic") != 0)
+    {
+      refuse (code, message, GG_A2G_ERROR_UNAUTHORIZED,
+              keys ? "An API key or the console credential is required." : "The console credential is required.");
+      return FALSE;
+    }
+  /* A Basic one without user:secret in base64 is a wrong one. */
+  hash = secret != NULL ? hash_secret (&secret) : NULL;
+  if (hash != NULL && access->console_sha256 != NULL && gg_secure_equal (hash, access->console_sha256))
+    return TRUE;
+  /* An API key is a Bearer token only: a browser prompt never sends one. */
+  game = hash != NULL && keys && bearer ? game_of_key_hash (access, hash) : NULL;
+  if (game == NULL)
+    {
+      refuse (code, message, GG_A2G_ERROR_UNAUTHORIZED,
+              keys ? "Invalid API key or console credential." : "Invalid console credential.");
+      return FALSE;
+    }
+  if (reader == GG_A2G_READER_POLICY && manifest_hash != NULL &&
+      !gg_a2g_access_manifest_registered (access, game, manifest_hash))
+    {
+      refuse (code, message, GG_A2G_ERROR_FORBIDDEN, "Not a manifest hash of this API key's game.");
+      return FALSE;
+    }
+  g_object_set_data_full (G_OBJECT (msg), READER_GAME_DATA, g_strdup (game), g_free);
+  return TRUE;
+}
+
+/**
+ * gg_a2g_access_get_reader_game:
+ * @msg: a request gg_a2g_access_check_reader() let through
+ *
+ * Returns: (nullable): the game whose API key the request carried, %NULL
+ *   when it may read everything (the console credential, the local
+ *   profile)
+ */
+const char *
+gg_a2g_access_get_reader_game (SoupServerMessage *msg)
+{
+  return msg != NULL ? g_object_get_data (G_OBJECT (msg), READER_GAME_DATA) : NULL;
 }

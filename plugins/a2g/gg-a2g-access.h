@@ -1,7 +1,8 @@
 /* gg-a2g-access.h: who may use the A2G service outside the local profile
  * (a2g-security.md): the registered games with the SHA-256 of their API
  * keys and their registered manifest hashes, and what the transport must
- * be (TLS, or a TLS-terminating proxy on loopback).
+ * be (TLS, or a TLS-terminating proxy on loopback); who may read the
+ * console, /v1/usage and /v1/policy, and from which origin.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -15,6 +16,13 @@
 G_BEGIN_DECLS
 
 typedef struct _GgA2gAccess GgA2gAccess;
+
+/* What a request outside the local profile reads (gg_a2g_access_check_reader). */
+typedef enum {
+  GG_A2G_READER_CONSOLE,     /* GET /, its files, /v1/console/events */
+  GG_A2G_READER_USAGE,       /* GET /v1/usage */
+  GG_A2G_READER_POLICY,      /* GET /v1/policy */
+} GgA2gReader;
 
 /* A studio's public key for join tokens (client profile). */
 typedef struct {
@@ -46,6 +54,15 @@ gboolean     gg_a2g_access_check_api_key     (const GgA2gAccess *access,
 gboolean     gg_a2g_access_manifest_registered (const GgA2gAccess *access,
                                                 const char        *game,
                                                 const char        *manifest_hash);
+gboolean     gg_a2g_access_check_origin      (const GgA2gAccess *access,
+                                              SoupServerMessage *msg);
+gboolean     gg_a2g_access_check_reader      (const GgA2gAccess *access,
+                                              SoupServerMessage *msg,
+                                              GgA2gReader        reader,
+                                              const char        *manifest_hash,
+                                              GgA2gError        *code,
+                                              const char       **message);
+const char  *gg_a2g_access_get_reader_game   (SoupServerMessage *msg);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GgA2gAccess, gg_a2g_access_free)
 

@@ -1,7 +1,7 @@
 /* gg-a2g-policy-sign.c: the Ed25519 signature of /v1/policy.
  *
  * With [a2g] policy-signing-key set, every policy carries
- * `"signature":{"alg":"Ed25519","value":"<base64>"}`: the detached
+ * `"signature":"ed25519:<base64>"` (a2g-0.1.md section 8): the detached
  * signature of the same canonical JSON (RFC 8785, without `sha256` and
  * `signature`) whose SHA-256 is `sha256`. A game embeds the public key in
  * its build and verifies both before it loads a downloaded policy

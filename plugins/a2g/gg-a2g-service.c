@@ -1,7 +1,8 @@
-/* gg-a2g-service.c: the A2G HTTP service of the local profile: request
- * checks (loopback peer, Host, Origin, methods, Content-Type, body size),
- * routing, the exchange every endpoint answers through, authentication
- * of session-bound requests, and the model and manifests the endpoints
+/* gg-a2g-service.c: the A2G HTTP service: request checks (in the local
+ * profile loopback peer, Host, Origin; outside it those of
+ * gg-a2g-access.c; methods, Content-Type, body size), routing, the
+ * exchange every endpoint answers through, authentication of
+ * session-bound requests, and the model and manifests the endpoints
  * share.
  *
  * Error bodies are `{"a2g":"0.1","ok":false,"error":…,"code":…}` with
@@ -190,7 +191,8 @@ early_handler (SoupServer        *soup,
   if (!gg_a2g_access_is_local (service->settings.access))
     {
       /* Outside the local profile (gg-a2g-access.c): HTTPS only, HSTS on
-       * every answer, no browser (the console is local only so far). */
+       * every answer, the service's own origin only, and the console and
+       * the readers behind their credentials. */
       soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Strict-Transport-Security",
                                     "max-age=31536000");
       if (!gg_a2g_access_check_transport (service->settings.access, msg, &refusal))
@@ -198,7 +200,7 @@ early_handler (SoupServer        *soup,
           _gg_a2g_respond_error (msg, GG_A2G_ERROR_FORBIDDEN, refusal);
           return;
         }
-      if (soup_message_headers_get_one (headers, "Origin") != NULL)
+      if (!gg_a2g_access_check_origin (service->settings.access, msg))
         {
           _gg_a2g_respond_error (msg, GG_A2G_ERROR_FORBIDDEN, "Origin not allowed.");
           return;
@@ -207,8 +209,22 @@ early_handler (SoupServer        *soup,
       if (route != NULL && (route->handler == NULL || route->handler == gg_a2g_handle_usage ||
                             route->handler == gg_a2g_handle_policy))
         {
-          _gg_a2g_respond_error (msg, GG_A2G_ERROR_FORBIDDEN, "Not available in this profile.");
-          return;
+          GgA2gReader reader = route->handler == NULL ? GG_A2G_READER_CONSOLE
+                               : route->handler == gg_a2g_handle_usage ? GG_A2G_READER_USAGE
+                               : GG_A2G_READER_POLICY;
+          GgA2gError code = GG_A2G_ERROR_FORBIDDEN;
+
+          if (!gg_a2g_access_check_reader (service->settings.access, msg, reader,
+                                           query != NULL ? g_hash_table_lookup (query, "manifest_hash") : NULL,
+                                           &code, &refusal))
+            {
+              /* The browser's own prompt, for the page and the event stream. */
+              if (reader == GG_A2G_READER_CONSOLE && code == GG_A2G_ERROR_UNAUTHORIZED)
+                soup_message_headers_replace (soup_server_message_get_response_headers (msg), "WWW-Authenticate",
+                                              "Basic realm=\"a2g console\", charset=\"UTF-8\"");
+              _gg_a2g_respond_error (msg, code, refusal);
+              return;
+            }
         }
     }
   else if (!peer_is_loopback (msg))

@@ -1,7 +1,9 @@
-/* gg-a2g-usage.c: GET /v1/usage (the counters and the game budgets) and
- * GET /v1/policy (the game-wide cache of one manifest as a decision table
- * a game can ship, with the SHA-256 of its canonical JSON and, with
- * policy-signing-key, its Ed25519 signature).
+/* gg-a2g-usage.c: GET /v1/usage (the counters and the game budgets; a
+ * game's API key reads its own game's budget only) and GET /v1/policy
+ * (the game-wide cache of one manifest as a decision table a game can
+ * ship, with the SHA-256 of its canonical JSON and, with
+ * policy-signing-key, its Ed25519 signature as "ed25519:<base64>"). Who
+ * may read them outside the local profile: gg_a2g_access_check_reader().
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -15,7 +17,20 @@
 typedef struct {
   GgA2gExchange *ex;
   gssize sessions;
+  char *game;              /* nullable: the API key's game, whose budget alone is shown */
 } Usage;
+
+/* Only @game's own row (`game:<id>`, exactly) of @budgets. */
+static void
+keep_game_budget (JsonArray  *budgets,
+                  const char *game)
+{
+  g_autofree char *scope = g_strconcat ("game:", game, NULL);
+
+  for (guint i = json_array_get_length (budgets); i > 0; i--)
+    if (g_strcmp0 (gg_a2g_json_string (json_array_get_object_element (budgets, i - 1), "scope"), scope) != 0)
+      json_array_remove_element (budgets, i - 1);
+}
 
 static void
 on_budgets (GObject      *source,
@@ -28,6 +43,9 @@ on_budgets (GObject      *source,
   g_autoptr(JsonObject) reply = gg_a2g_reply_new ();
 
   json_object_set_int_member (reply, "sessions", MAX (usage->sessions, 0));
+  if (budgets != NULL && usage->game != NULL)
+    keep_game_budget (budgets, usage->game);
+  g_free (usage->game);
   g_free (usage);
   if (ex->service == NULL)
     return;
@@ -57,6 +75,7 @@ gg_a2g_handle_usage (GgA2gExchange *ex)
   Usage *usage = g_new0 (Usage, 1);
 
   usage->ex = gg_a2g_exchange_ref (ex);
+  usage->game = g_strdup (gg_a2g_access_get_reader_game (ex->msg));
   gg_a2g_store_session_count_async (ex->service->store, ex->cancellable, on_counted, usage);
 }
 
@@ -99,11 +118,9 @@ on_entries (GObject      *source,
     {
       /* Over the same canonical text as sha256 (gg-a2g-policy-sign.c). */
       g_autofree char *value = gg_a2g_policy_signer_sign (ex->service->settings.policy_signer, canonical);
-      JsonObject *signature = json_object_new ();
+      g_autofree char *signature = g_strconcat ("ed25519:", value, NULL);
 
-      json_object_set_string_member (signature, "alg", "Ed25519");
-      json_object_set_string_member (signature, "value", value);
-      json_object_set_object_member (reply, "signature", signature);
+      json_object_set_string_member (reply, "signature", signature);
     }
   gg_a2g_exchange_reply (ex, 200, reply);
 }

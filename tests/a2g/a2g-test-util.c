@@ -9,6 +9,13 @@
 #include <string.h>
 
 #include "a2g-test-util.h"
+#include "gg-a2g-canonical.h"
+
+/* deep-miner's (registered in a2g_server_config()). */
+const char *a2g_test_miner_manifest =
+  "{\"a2g\":\"0.1\",\"game\":\"deep-miner\",\"world\":\"Mining drones in an asteroid belt.\","
+  "\"entity_types\":{\"drone\":{\"observations\":{\"ore\":{\"type\":\"integer\",\"min\":0,\"max\":100}},"
+  "\"actions\":{\"dig\":{},\"return\":{}},\"cache\":\"game\"}}}";
 
 const char *a2g_test_manifest =
   "{\"a2g\":\"0.1\",\"game\":\"orbital-freight\",\"version\":\"0.9.2\","
@@ -469,4 +476,283 @@ a2g_assert_no_secret (A2gService *service,
                       const char *secret)
 {
   g_assert_null (strstr (gg_test_process_get_stderr (service->process), secret));
+}
+
+/* ---- the server profile ---------------------------------------------------- */
+
+/** a2g_manifest_hash: Returns: (transfer full): "sha256:<hex>" of @manifest's canonical JSON */
+char *
+a2g_manifest_hash (const char *manifest)
+{
+  g_autoptr(JsonNode) node = gg_json_parse (manifest, -1, 64, NULL);
+
+  g_assert_nonnull (node);
+  return gg_a2g_canonical_hash (node);
+}
+
+static char *
+games_config (const char *extra)
+{
+  g_autofree char *hash = a2g_manifest_hash (a2g_test_manifest);
+  g_autofree char *freight = g_compute_checksum_for_string (G_CHECKSUM_SHA256, A2G_TEST_KEY_FREIGHT, -1);
+  g_autofree char *miner = g_compute_checksum_for_string (G_CHECKSUM_SHA256, A2G_TEST_KEY_MINER, -1);
+  g_autofree char *miner_hash = a2g_manifest_hash (a2g_test_miner_manifest);
+
+  return g_strdup_printf ("games=orbital-freight, deep-miner\n"
+                          "orbital-freight.api-key-sha256=%s\norbital-freight.manifests=%s\n"
+                          "deep-miner.api-key-sha256=%s\n"
+                          "deep-miner.manifests=%s\n"
+                          "%s", freight, hash, miner, miner_hash, extra != NULL ? extra : "");
+}
+
+/**
+ * a2g_server_config:
+ * @extra: (nullable): more [a2g] lines
+ *
+ * Returns: (transfer full): the server profile behind a declared TLS
+ *   proxy, with the two test games
+ */
+char *
+a2g_server_config (const char *extra)
+{
+  g_autofree char *games = games_config (extra);
+
+  return g_strconcat ("[a2g]\nprofile=server\nbehind-tls-proxy=true\n", games, NULL);
+}
+
+/**
+ * a2g_tls_server_config:
+ * @pem: the certificate and key
+ * @extra: (nullable): more [a2g] lines
+ *
+ * Returns: (transfer full): the server profile with TLS of its own, with
+ *   the two test games
+ */
+char *
+a2g_tls_server_config (A2gPem     *pem,
+                       const char *extra)
+{
+  g_autofree char *games = games_config (extra);
+
+  return g_strdup_printf ("[a2g]\nprofile=server\ntls-certificate=%s\ntls-key=%s\n%s", pem->certificate, pem->key,
+                          games);
+}
+
+/**
+ * a2g_proxied:
+ * @service: the service
+ * @method: "GET", "POST"
+ * @path: the path
+ * @bearer: (nullable): `Authorization: Bearer @bearer`
+ * @body: (nullable): JSON text
+ *
+ * Returns: (transfer full): the answer to a request as a TLS-terminating
+ *   proxy forwards it (`X-Forwarded-Proto: https`)
+ */
+A2gResponse *
+a2g_proxied (A2gService *service,
+             const char *method,
+             const char *path,
+             const char *bearer,
+             const char *body)
+{
+  g_autofree char *auth = bearer != NULL ? g_strconcat ("Bearer ", bearer, NULL) : NULL;
+  const char *headers[] = { "X-Forwarded-Proto", "https", "Content-Type", "application/json",
+                            auth != NULL ? "Authorization" : NULL, auth, NULL };
+
+  return a2g_request (service, method, path, headers, body);
+}
+
+/**
+ * a2g_assert_error:
+ * @response: an answer outside the local profile
+ * @status: its status
+ * @message: its `error`
+ * @code: its `code`
+ *
+ * The exact error body, HSTS, and no Access-Control-Allow-Origin.
+ */
+void
+a2g_assert_error (A2gResponse *response,
+                  guint        status,
+                  const char  *message,
+                  const char  *code)
+{
+  g_autofree char *expected = g_strdup_printf ("{\"a2g\":\"0.1\",\"ok\":false,\"error\":\"%s\",\"code\":\"%s\"}",
+                                               message, code);
+
+  g_test_message ("%u %s", response->status, response->body);
+  g_assert_cmpuint (response->status, ==, status);
+  a2g_assert_json (response->body, expected);
+  g_assert_cmpstr (soup_message_headers_get_one (response->headers, "Strict-Transport-Security"), ==,
+                   "max-age=31536000");
+  g_assert_null (soup_message_headers_get_one (response->headers, "Access-Control-Allow-Origin"));
+}
+
+/**
+ * a2g_server_session:
+ * @service: a server-profile service
+ * @client_id: the client
+ *
+ * Returns: (transfer full): the session token of an orbital-freight
+ *   session opened with its API key
+ */
+char *
+a2g_server_session (A2gService *service,
+                    const char *client_id)
+{
+  g_autofree char *body = g_strdup_printf ("{\"a2g\":\"0.1\",\"client_id\":\"%s\",\"game\":\"orbital-freight\","
+                                           "\"manifest\":%s}", client_id, a2g_test_manifest);
+  g_autoptr(A2gResponse) response = a2g_proxied (service, "POST", "/v1/session", A2G_TEST_KEY_FREIGHT, body);
+  g_autoptr(JsonObject) object = NULL;
+
+  g_assert_cmpuint (response->status, ==, 200);
+  g_assert_cmpstr (soup_message_headers_get_one (response->headers, "Strict-Transport-Security"), ==,
+                   "max-age=31536000");
+  object = a2g_json (response);
+  return g_strdup (json_object_get_string_member (object, "session_token"));
+}
+
+/** a2g_pem_new: Returns: (transfer full): a self-signed P-256 certificate for 127.0.0.1, made now */
+A2gPem *
+a2g_pem_new (void)
+{
+  g_autoptr(GError) error = NULL;
+  A2gPem *pem = g_new0 (A2gPem, 1);
+  int status = -1;
+
+  pem->dir = g_dir_make_tmp ("gg-a2g-tls-XXXXXX", &error);
+  g_assert_no_error (error);
+  pem->certificate = g_build_filename (pem->dir, "cert.pem", NULL);
+  pem->key = g_build_filename (pem->dir, "key.pem", NULL);
+  {
+    const char *args[] = { "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                           "-nodes", "-keyout", pem->key, "-out", pem->certificate, "-days", "1",
+                           "-subj", "/CN=127.0.0.1", NULL };
+    g_spawn_sync (NULL, (char **) args, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
+                  G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error);
+  }
+  g_assert_no_error (error);
+  g_assert_cmpint (status, ==, 0);
+  return pem;
+}
+
+/** a2g_pem_free: @pem: (transfer full): removes the files too */
+void
+a2g_pem_free (A2gPem *pem)
+{
+  g_unlink (pem->certificate);
+  g_unlink (pem->key);
+  g_rmdir (pem->dir);
+  g_free (pem->certificate);
+  g_free (pem->key);
+  g_free (pem->dir);
+  g_free (pem);
+}
+
+typedef struct {
+  GInputStream *stream;
+  GError *error;
+  gboolean done;
+} Opened;
+
+static void
+on_stream_opened (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  Opened *opened = user_data;
+
+  opened->stream = soup_session_send_finish (SOUP_SESSION (source), result, &opened->error);
+  opened->done = TRUE;
+}
+
+/**
+ * a2g_first_event:
+ * @service: the service
+ * @path: an event stream (/v1/console/events)
+ * @headers: (nullable): name, value, …, %NULL
+ * @status: (out): the answer's status
+ *
+ * Returns: (transfer full) (nullable): on 200 the stream's first event
+ *   ("event: …\ndata: …"), else %NULL; the stream is closed after it
+ */
+char *
+a2g_first_event (A2gService         *service,
+                 const char         *path,
+                 const char * const *headers,
+                 guint              *status)
+{
+  g_autofree char *url = g_strdup_printf ("%s://127.0.0.1:%u%s", service->tls ? "https" : "http", service->port,
+                                          path);
+  g_autoptr(SoupMessage) msg = soup_message_new ("GET", url);
+  g_autoptr(GDataInputStream) lines = NULL;
+  g_autoptr(GString) event = g_string_new (NULL);
+  Opened opened = { NULL, NULL, FALSE };
+
+  if (service->tls)
+    g_signal_connect (msg, "accept-certificate", G_CALLBACK (accept_any_certificate), NULL);
+  for (guint i = 0; headers != NULL && headers[i] != NULL; i += 2)
+    soup_message_headers_replace (soup_message_get_request_headers (msg), headers[i], headers[i + 1]);
+  soup_session_send_async (service->http, msg, G_PRIORITY_DEFAULT, NULL, on_stream_opened, &opened);
+  g_assert_true (gg_test_wait_until (&opened.done, gg_test_timeout_ms (10000)));
+  g_assert_no_error (opened.error);
+  *status = soup_message_get_status (msg);
+  if (*status != 200)
+    {
+      g_input_stream_close (opened.stream, NULL, NULL);
+      g_object_unref (opened.stream);
+      return NULL;
+    }
+  lines = g_data_input_stream_new (opened.stream);
+  for (;;)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *line = gg_test_read_line (lines, gg_test_timeout_ms (5000), &error);
+
+      g_assert_no_error (error);
+      g_assert_nonnull (line);
+      if (*line == '\0' && event->len > 0)
+        break;
+      if (event->len > 0)
+        g_string_append_c (event, '\n');
+      g_string_append (event, line);
+    }
+  g_input_stream_close (opened.stream, NULL, NULL);
+  g_object_unref (opened.stream);
+  return g_strdup (event->str);
+}
+
+/**
+ * a2g_assert_refuses_to_start:
+ * @config: a configuration `gamegate a2g` must refuse
+ * @message: what its stderr must say
+ * @secret: (nullable): what its stderr must not say
+ */
+void
+a2g_assert_refuses_to_start (const char *config,
+                             const char *message,
+                             const char *secret)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("gg-a2g-server-XXXXXX", &error);
+  g_autofree char *path = g_build_filename (dir, "gamegate.conf", NULL);
+  const char *args[] = { "--config", path, "a2g", "--listen", "127.0.0.1:0", NULL };
+  GgTestProcess *process;
+  int status = 0;
+
+  g_assert_no_error (error);
+  g_file_set_contents (path, config, -1, &error);
+  g_assert_no_error (error);
+  process = gg_test_process_spawn (args, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (gg_test_process_wait (process, gg_test_timeout_ms (10000), &status));
+  g_assert_cmpint (status, !=, 0);
+  g_test_message ("%s", gg_test_process_get_stderr (process));
+  g_assert_nonnull (strstr (gg_test_process_get_stderr (process), message));
+  if (secret != NULL)
+    g_assert_null (strstr (gg_test_process_get_stderr (process), secret));
+  gg_test_process_free (process);
+  g_unlink (path);
+  g_rmdir (dir);
 }

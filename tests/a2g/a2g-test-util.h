@@ -28,6 +28,8 @@ typedef struct {
 
 /* A minimal valid manifest (the spec's pirate) and its pieces. */
 extern const char *a2g_test_manifest;
+/* deep-miner's manifest (one type, drone: dig or return). */
+extern const char *a2g_test_miner_manifest;
 
 A2gService  *a2g_service_start      (const char *config);
 A2gService  *a2g_service_start_args (const char *config,
@@ -67,6 +69,44 @@ char        *a2g_strip_member       (const char *json,
                                      const char *member);
 void         a2g_assert_no_secret   (A2gService *service,
                                      const char *secret);
+
+/* The server profile (test-a2g-server, test-a2g-console-auth): two
+ * registered games with these API keys, orbital-freight with
+ * a2g_test_manifest, deep-miner with a2g_test_miner_manifest. */
+#define A2G_TEST_KEY_FREIGHT "ak_orbital_7c1e9d20b44f6a83e5d1"
+#define A2G_TEST_KEY_MINER "ak_miner_0b93a1f5c27e8d64"
+
+/* A self-signed P-256 certificate and its key, made at test time (openssl). */
+typedef struct {
+  char *dir;
+  char *certificate;
+  char *key;
+} A2gPem;
+
+char        *a2g_manifest_hash      (const char *manifest);
+char        *a2g_server_config      (const char *extra);
+char        *a2g_tls_server_config  (A2gPem     *pem,
+                                     const char *extra);
+A2gResponse *a2g_proxied            (A2gService *service,
+                                     const char *method,
+                                     const char *path,
+                                     const char *bearer,
+                                     const char *body);
+void         a2g_assert_error       (A2gResponse *response,
+                                     guint        status,
+                                     const char  *message,
+                                     const char  *code);
+char        *a2g_server_session     (A2gService *service,
+                                     const char *client_id);
+A2gPem      *a2g_pem_new            (void);
+void         a2g_pem_free           (A2gPem *pem);
+void         a2g_assert_refuses_to_start (const char *config,
+                                          const char *message,
+                                          const char *secret);
+char        *a2g_first_event        (A2gService         *service,
+                                     const char         *path,
+                                     const char * const *headers,
+                                     guint              *status);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (A2gResponse, a2g_response_free)
 

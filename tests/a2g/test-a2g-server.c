@@ -4,7 +4,8 @@
  * request, HSTS on every answer, /health revealing only the version, API
  * keys per game (missing, wrong, of another game, hashed in the config and
  * never logged), registered games and manifest hashes only, session tokens
- * bound to their client_id, the renewal grace, no browser access; and the
+ * bound to their client_id, the renewal grace, no console without its
+ * credential (test-a2g-console-auth: with it); and the
  * service's own TLS with a self-signed certificate made at test time
  * (openssl): HTTPS served, plain HTTP and TLS before 1.2 refused.
  *
@@ -16,49 +17,10 @@
 #include <string.h>
 
 #include "a2g-test-util.h"
-#include "gg-a2g-canonical.h"
 
 #define CLIENT "c_5f1c9a27e04b7d13"
-#define KEY_FREIGHT "ak_orbital_7c1e9d20b44f6a83e5d1"
-#define KEY_MINER "ak_miner_0b93a1f5c27e8d64"
-
-static char *
-manifest_hash (const char *manifest)
-{
-  g_autoptr(JsonNode) node = gg_json_parse (manifest, -1, 64, NULL);
-
-  g_assert_nonnull (node);
-  return gg_a2g_canonical_hash (node);
-}
-
-static char *
-server_config (const char *extra)
-{
-  g_autofree char *hash = manifest_hash (a2g_test_manifest);
-  g_autofree char *freight = g_compute_checksum_for_string (G_CHECKSUM_SHA256, KEY_FREIGHT, -1);
-  g_autofree char *miner = g_compute_checksum_for_string (G_CHECKSUM_SHA256, KEY_MINER, -1);
-
-  return g_strdup_printf ("[a2g]\nprofile=server\nbehind-tls-proxy=true\ngames=orbital-freight, deep-miner\n"
-                          "orbital-freight.api-key-sha256=%s\norbital-freight.manifests=%s\n"
-                          "deep-miner.api-key-sha256=%s\n"
-                          "deep-miner.manifests=sha256:0000000000000000000000000000000000000000000000000000000000000000\n"
-                          "%s", freight, hash, miner, extra != NULL ? extra : "");
-}
-
-/* A request as the proxy forwards it. */
-static A2gResponse *
-proxied (A2gService *service,
-         const char *method,
-         const char *path,
-         const char *bearer,
-         const char *body)
-{
-  g_autofree char *auth = bearer != NULL ? g_strconcat ("Bearer ", bearer, NULL) : NULL;
-  const char *headers[] = { "X-Forwarded-Proto", "https", "Content-Type", "application/json",
-                            auth != NULL ? "Authorization" : NULL, auth, NULL };
-
-  return a2g_request (service, method, path, headers, body);
-}
+#define KEY_FREIGHT A2G_TEST_KEY_FREIGHT
+#define KEY_MINER A2G_TEST_KEY_MINER
 
 static char *
 session_body (const char *client_id,
@@ -70,69 +32,9 @@ session_body (const char *client_id,
 }
 
 static void
-assert_error (A2gResponse *response,
-              guint        status,
-              const char  *message,
-              const char  *code)
-{
-  g_autofree char *expected = g_strdup_printf ("{\"a2g\":\"0.1\",\"ok\":false,\"error\":\"%s\",\"code\":\"%s\"}",
-                                               message, code);
-
-  g_test_message ("%u %s", response->status, response->body);
-  g_assert_cmpuint (response->status, ==, status);
-  a2g_assert_json (response->body, expected);
-  g_assert_cmpstr (soup_message_headers_get_one (response->headers, "Strict-Transport-Security"), ==,
-                   "max-age=31536000");
-  g_assert_null (soup_message_headers_get_one (response->headers, "Access-Control-Allow-Origin"));
-}
-
-static char *
-open_session (A2gService *service,
-              const char *client_id)
-{
-  g_autofree char *body = session_body (client_id, "orbital-freight", a2g_test_manifest);
-  g_autoptr(A2gResponse) response = proxied (service, "POST", "/v1/session", KEY_FREIGHT, body);
-  g_autoptr(JsonObject) object = NULL;
-
-  g_assert_cmpuint (response->status, ==, 200);
-  g_assert_cmpstr (soup_message_headers_get_one (response->headers, "Strict-Transport-Security"), ==,
-                   "max-age=31536000");
-  object = a2g_json (response);
-  return g_strdup (json_object_get_string_member (object, "session_token"));
-}
-
-static void
-assert_refuses_to_start (const char *config,
-                         const char *message,
-                         const char *secret)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("gg-a2g-server-XXXXXX", &error);
-  g_autofree char *path = g_build_filename (dir, "gamegate.conf", NULL);
-  const char *args[] = { "--config", path, "a2g", "--listen", "127.0.0.1:0", NULL };
-  GgTestProcess *process;
-  int status = 0;
-
-  g_assert_no_error (error);
-  g_file_set_contents (path, config, -1, &error);
-  g_assert_no_error (error);
-  process = gg_test_process_spawn (args, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_true (gg_test_process_wait (process, gg_test_timeout_ms (10000), &status));
-  g_assert_cmpint (status, !=, 0);
-  g_test_message ("%s", gg_test_process_get_stderr (process));
-  g_assert_nonnull (strstr (gg_test_process_get_stderr (process), message));
-  if (secret != NULL)
-    g_assert_null (strstr (gg_test_process_get_stderr (process), secret));
-  gg_test_process_free (process);
-  g_unlink (path);
-  g_rmdir (dir);
-}
-
-static void
 test_needs_tls (void)
 {
-  g_autofree char *hash = manifest_hash (a2g_test_manifest);
+  g_autofree char *hash = a2g_manifest_hash (a2g_test_manifest);
   g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, KEY_FREIGHT, -1);
   g_autofree char *no_proxy = g_strdup_printf ("[a2g]\nprofile=server\ngames=orbital-freight\n"
                                                "orbital-freight.api-key-sha256=%s\n"
@@ -145,14 +47,14 @@ test_needs_tls (void)
                                                 "games=orbital-freight\norbital-freight.api-key-sha256=%s\n"
                                                 "orbital-freight.manifests=%s\n", upper, hash);
 
-  assert_refuses_to_start (no_proxy, "behind-tls-proxy=true", NULL);
-  assert_refuses_to_start ("[a2g]\nprofile=server\nbehind-tls-proxy=true\n", "at least one registered game is needed", NULL);
+  a2g_assert_refuses_to_start (no_proxy, "behind-tls-proxy=true", NULL);
+  a2g_assert_refuses_to_start ("[a2g]\nprofile=server\nbehind-tls-proxy=true\n", "at least one registered game is needed", NULL);
   /* Only the hash of a key goes in the config; a key put there by mistake
    * is not echoed. */
-  assert_refuses_to_start (plain_key, "orbital-freight.api-key-sha256: expected the SHA-256 of the API key",
+  a2g_assert_refuses_to_start (plain_key, "orbital-freight.api-key-sha256: expected the SHA-256 of the API key",
                            KEY_FREIGHT);
-  assert_refuses_to_start (upper_key, "SHA-256 of the API key", NULL);
-  assert_refuses_to_start ("[a2g]\nprofile=galaxy\n", "expected local, server or client", NULL);
+  a2g_assert_refuses_to_start (upper_key, "SHA-256 of the API key", NULL);
+  a2g_assert_refuses_to_start ("[a2g]\nprofile=galaxy\n", "expected local, server or client", NULL);
   {
     /* A policy-signing-key that is no key: named, its content not echoed. */
     g_autoptr(GError) error = NULL;
@@ -162,9 +64,9 @@ test_needs_tls (void)
 
     g_file_set_contents (key, "SEEDSEEDSEED-not-a-key\n", -1, &error);
     g_assert_no_error (error);
-    assert_refuses_to_start (config, "policy-signing-key: ", "SEEDSEEDSEED");
+    a2g_assert_refuses_to_start (config, "policy-signing-key: ", "SEEDSEEDSEED");
     g_unlink (key);
-    assert_refuses_to_start (config, "policy-signing-key: ", NULL);
+    a2g_assert_refuses_to_start (config, "policy-signing-key: ", NULL);
     g_rmdir (dir);
   }
 }
@@ -172,7 +74,7 @@ test_needs_tls (void)
 static void
 test_transport (void)
 {
-  g_autofree char *config = server_config (NULL);
+  g_autofree char *config = a2g_server_config (NULL);
   A2gService *service = a2g_service_start (config);
   g_autoptr(A2gResponse) plain = a2g_get (service, "/health");
   const char *http_headers[] = { "X-Forwarded-Proto", "http", NULL };
@@ -180,12 +82,12 @@ test_transport (void)
   g_autofree char *body = session_body (CLIENT, "orbital-freight", a2g_test_manifest);
   const char *key_headers[] = { "Content-Type", "application/json", "Authorization", "Bearer " KEY_FREIGHT, NULL };
   g_autoptr(A2gResponse) plain_session = a2g_request (service, "POST", "/v1/session", key_headers, body);
-  g_autoptr(A2gResponse) health = proxied (service, "GET", "/health", NULL, NULL);
+  g_autoptr(A2gResponse) health = a2g_proxied (service, "GET", "/health", NULL, NULL);
 
   /* Plain HTTP: not even the key is looked at. */
-  assert_error (plain, 403, "HTTPS is required.", "forbidden");
-  assert_error (http, 403, "HTTPS is required.", "forbidden");
-  assert_error (plain_session, 403, "HTTPS is required.", "forbidden");
+  a2g_assert_error (plain, 403, "HTTPS is required.", "forbidden");
+  a2g_assert_error (http, 403, "HTTPS is required.", "forbidden");
+  a2g_assert_error (plain_session, 403, "HTTPS is required.", "forbidden");
   /* Up, and the a2g version: no model, provider or key state. */
   g_assert_cmpuint (health->status, ==, 200);
   a2g_assert_json (health->body, "{\"a2g\":\"0.1\",\"ok\":true}");
@@ -198,37 +100,37 @@ test_transport (void)
 static void
 test_api_keys (void)
 {
-  g_autofree char *config = server_config (NULL);
+  g_autofree char *config = a2g_server_config (NULL);
   A2gService *service = a2g_service_start (config);
   g_autofree char *body = session_body (CLIENT, "orbital-freight", a2g_test_manifest);
   g_autofree char *rogue_body = NULL;
   g_autofree char *miner_body = NULL;
   g_autofree char *changed = NULL;
   g_autofree char *changed_body = NULL;
-  g_autofree char *hash = manifest_hash (a2g_test_manifest);
+  g_autofree char *hash = a2g_manifest_hash (a2g_test_manifest);
   g_autofree char *by_hash = NULL;
   g_autofree char *token = NULL;
   g_autofree char *other_token = NULL;
 
   {
-    g_autoptr(A2gResponse) missing = proxied (service, "POST", "/v1/session", NULL, body);
-    g_autoptr(A2gResponse) empty = proxied (service, "POST", "/v1/session", "", body);
-    g_autoptr(A2gResponse) wrong = proxied (service, "POST", "/v1/session", KEY_FREIGHT "x", body);
-    g_autoptr(A2gResponse) other_game = proxied (service, "POST", "/v1/session", KEY_MINER, body);
+    g_autoptr(A2gResponse) missing = a2g_proxied (service, "POST", "/v1/session", NULL, body);
+    g_autoptr(A2gResponse) empty = a2g_proxied (service, "POST", "/v1/session", "", body);
+    g_autoptr(A2gResponse) wrong = a2g_proxied (service, "POST", "/v1/session", KEY_FREIGHT "x", body);
+    g_autoptr(A2gResponse) other_game = a2g_proxied (service, "POST", "/v1/session", KEY_MINER, body);
 
-    assert_error (missing, 401, "An API key is required.", "unauthorized");
-    assert_error (empty, 401, "An API key is required.", "unauthorized");
-    assert_error (wrong, 401, "Invalid API key.", "unauthorized");
+    a2g_assert_error (missing, 401, "An API key is required.", "unauthorized");
+    a2g_assert_error (empty, 401, "An API key is required.", "unauthorized");
+    a2g_assert_error (wrong, 401, "Invalid API key.", "unauthorized");
     /* deep-miner's key does not open orbital-freight sessions. */
-    assert_error (other_game, 401, "Invalid API key.", "unauthorized");
+    a2g_assert_error (other_game, 401, "Invalid API key.", "unauthorized");
   }
   /* An unregistered game, whatever the key. */
   rogue_body = g_strdup_printf ("{\"a2g\":\"0.1\",\"client_id\":\"%s\",\"game\":\"rogue-game\",\"manifest\":"
                                 "{\"a2g\":\"0.1\",\"game\":\"rogue-game\",\"entity_types\":{\"t\":"
                                 "{\"actions\":{\"yes\":{},\"no\":{}}}}}}", CLIENT);
   {
-    g_autoptr(A2gResponse) rogue = proxied (service, "POST", "/v1/session", KEY_FREIGHT, rogue_body);
-    assert_error (rogue, 403, "Unregistered game.", "forbidden");
+    g_autoptr(A2gResponse) rogue = a2g_proxied (service, "POST", "/v1/session", KEY_FREIGHT, rogue_body);
+    a2g_assert_error (rogue, 403, "Unregistered game.", "forbidden");
   }
   /* A registered game with a manifest not registered for it: the free
    * model proxy of the threat model. */
@@ -243,42 +145,42 @@ test_api_keys (void)
   }
   changed_body = session_body (CLIENT, "orbital-freight", changed);
   {
-    g_autoptr(A2gResponse) miner = proxied (service, "POST", "/v1/session", KEY_MINER, miner_body);
-    g_autoptr(A2gResponse) altered = proxied (service, "POST", "/v1/session", KEY_FREIGHT, changed_body);
+    g_autoptr(A2gResponse) miner = a2g_proxied (service, "POST", "/v1/session", KEY_MINER, miner_body);
+    g_autoptr(A2gResponse) altered = a2g_proxied (service, "POST", "/v1/session", KEY_FREIGHT, changed_body);
 
-    assert_error (miner, 403, "Unregistered manifest hash.", "forbidden");
-    assert_error (altered, 403, "Unregistered manifest hash.", "forbidden");
+    a2g_assert_error (miner, 403, "Unregistered manifest hash.", "forbidden");
+    a2g_assert_error (altered, 403, "Unregistered manifest hash.", "forbidden");
   }
   /* The right key and manifest; then by hash alone. */
-  token = open_session (service, CLIENT);
+  token = a2g_server_session (service, CLIENT);
   by_hash = g_strdup_printf ("{\"a2g\":\"0.1\",\"client_id\":\"c_by_hash_client\",\"game\":\"orbital-freight\","
                              "\"manifest_hash\":\"%s\"}", hash);
   {
-    g_autoptr(A2gResponse) response = proxied (service, "POST", "/v1/session", KEY_FREIGHT, by_hash);
+    g_autoptr(A2gResponse) response = a2g_proxied (service, "POST", "/v1/session", KEY_FREIGHT, by_hash);
     g_autoptr(A2gResponse) miner_hash = NULL;
     g_autofree char *miner_by_hash = g_strdup_printf ("{\"a2g\":\"0.1\",\"client_id\":\"c_by_hash_client\","
                                                       "\"game\":\"deep-miner\",\"manifest_hash\":\"%s\"}", hash);
 
     g_assert_cmpuint (response->status, ==, 200);
-    miner_hash = proxied (service, "POST", "/v1/session", KEY_MINER, miner_by_hash);
+    miner_hash = a2g_proxied (service, "POST", "/v1/session", KEY_MINER, miner_by_hash);
     /* orbital-freight's manifest is not deep-miner's. */
-    assert_error (miner_hash, 400, "manifest.game: must equal game", "invalid");
+    a2g_assert_error (miner_hash, 400, "manifest.game: must equal game", "invalid");
   }
   g_assert_true (g_str_has_prefix (token, "s_"));
   g_assert_cmpuint (strlen (token), ==, 34);
-  other_token = open_session (service, "c_other_client_1");
+  other_token = a2g_server_session (service, "c_other_client_1");
   {
     const char *context = "{\"client_id\":\"" CLIENT "\",\"scopes\":[\"station\"]}";
-    g_autoptr(A2gResponse) good = proxied (service, "POST", "/v1/context", token, context);
+    g_autoptr(A2gResponse) good = a2g_proxied (service, "POST", "/v1/context", token, context);
     /* A token of another client_id, an API key as a session token, none. */
-    g_autoptr(A2gResponse) other = proxied (service, "POST", "/v1/context", other_token, context);
-    g_autoptr(A2gResponse) key = proxied (service, "POST", "/v1/context", KEY_FREIGHT, context);
-    g_autoptr(A2gResponse) none = proxied (service, "POST", "/v1/context", NULL, context);
+    g_autoptr(A2gResponse) other = a2g_proxied (service, "POST", "/v1/context", other_token, context);
+    g_autoptr(A2gResponse) key = a2g_proxied (service, "POST", "/v1/context", KEY_FREIGHT, context);
+    g_autoptr(A2gResponse) none = a2g_proxied (service, "POST", "/v1/context", NULL, context);
 
     g_assert_cmpuint (good->status, ==, 200);
-    assert_error (other, 401, "Missing, invalid or expired session token.", "unauthorized");
-    assert_error (key, 401, "Missing, invalid or expired session token.", "unauthorized");
-    assert_error (none, 401, "Missing, invalid or expired session token.", "unauthorized");
+    a2g_assert_error (other, 401, "Missing, invalid or expired session token.", "unauthorized");
+    a2g_assert_error (key, 401, "Missing, invalid or expired session token.", "unauthorized");
+    a2g_assert_error (none, 401, "Missing, invalid or expired session token.", "unauthorized");
   }
   a2g_assert_no_secret (service, KEY_FREIGHT);
   a2g_assert_no_secret (service, KEY_MINER);
@@ -290,26 +192,26 @@ test_api_keys (void)
 static void
 test_renewal_grace (void)
 {
-  g_autofree char *config = server_config ("renew-grace=1\n");
+  g_autofree char *config = a2g_server_config ("renew-grace=1\n");
   A2gService *service = a2g_service_start (config);
-  g_autofree char *first = open_session (service, CLIENT);
-  g_autofree char *second = open_session (service, CLIENT);
+  g_autofree char *first = a2g_server_session (service, CLIENT);
+  g_autofree char *second = a2g_server_session (service, CLIENT);
   const char *context = "{\"client_id\":\"" CLIENT "\",\"scopes\":[\"station\"]}";
 
   g_assert_cmpstr (first, !=, second);
   {
-    g_autoptr(A2gResponse) old = proxied (service, "POST", "/v1/context", first, context);
-    g_autoptr(A2gResponse) current = proxied (service, "POST", "/v1/context", second, context);
+    g_autoptr(A2gResponse) old = a2g_proxied (service, "POST", "/v1/context", first, context);
+    g_autoptr(A2gResponse) current = a2g_proxied (service, "POST", "/v1/context", second, context);
 
     g_assert_cmpuint (old->status, ==, 200);
     g_assert_cmpuint (current->status, ==, 200);
   }
   g_usleep (1500 * G_TIME_SPAN_MILLISECOND);
   {
-    g_autoptr(A2gResponse) old = proxied (service, "POST", "/v1/context", first, context);
-    g_autoptr(A2gResponse) current = proxied (service, "POST", "/v1/context", second, context);
+    g_autoptr(A2gResponse) old = a2g_proxied (service, "POST", "/v1/context", first, context);
+    g_autoptr(A2gResponse) current = a2g_proxied (service, "POST", "/v1/context", second, context);
 
-    assert_error (old, 401, "Missing, invalid or expired session token.", "unauthorized");
+    a2g_assert_error (old, 401, "Missing, invalid or expired session token.", "unauthorized");
     g_assert_cmpuint (current->status, ==, 200);
   }
   a2g_service_stop (service);
@@ -318,18 +220,20 @@ test_renewal_grace (void)
 static void
 test_no_browser (void)
 {
-  g_autofree char *config = server_config (NULL);
+  g_autofree char *config = a2g_server_config (NULL);
   A2gService *service = a2g_service_start (config);
   const char *origin[] = { "X-Forwarded-Proto", "https", "Origin", "https://evil.example", NULL };
   g_autoptr(A2gResponse) cross = a2g_request (service, "GET", "/health", origin, NULL);
-  g_autoptr(A2gResponse) console = proxied (service, "GET", "/", NULL, NULL);
-  g_autoptr(A2gResponse) events = proxied (service, "GET", "/v1/console/events", NULL, NULL);
-  g_autoptr(A2gResponse) usage = proxied (service, "GET", "/v1/usage", NULL, NULL);
+  g_autoptr(A2gResponse) console = a2g_proxied (service, "GET", "/", NULL, NULL);
+  g_autoptr(A2gResponse) events = a2g_proxied (service, "GET", "/v1/console/events", NULL, NULL);
+  g_autoptr(A2gResponse) usage = a2g_proxied (service, "GET", "/v1/usage", NULL, NULL);
 
-  assert_error (cross, 403, "Origin not allowed.", "forbidden");
-  assert_error (console, 403, "Not available in this profile.", "forbidden");
-  assert_error (events, 403, "Not available in this profile.", "forbidden");
-  assert_error (usage, 403, "Not available in this profile.", "forbidden");
+  /* Without console-credential-sha256: no console at all; /v1/usage
+   * needs an API key (test-a2g-console-auth has the rest). */
+  a2g_assert_error (cross, 403, "Origin not allowed.", "forbidden");
+  a2g_assert_error (console, 403, "Not available: no console credential is configured.", "forbidden");
+  a2g_assert_error (events, 403, "Not available: no console credential is configured.", "forbidden");
+  a2g_assert_error (usage, 401, "An API key or the console credential is required.", "unauthorized");
   a2g_service_stop (service);
 }
 
@@ -340,7 +244,7 @@ decide_one (A2gService *service,
             const char *entry)
 {
   g_autofree char *body = g_strdup_printf ("{\"client_id\":\"%s\",\"epoch\":1,\"entities\":[%s]}", client_id, entry);
-  g_autoptr(A2gResponse) response = proxied (service, "POST", "/v1/decide", token, body);
+  g_autoptr(A2gResponse) response = a2g_proxied (service, "POST", "/v1/decide", token, body);
   g_autoptr(JsonObject) object = NULL;
   JsonObject *decision;
 
@@ -356,10 +260,10 @@ test_shared_cache (void)
 {
   g_autofree char *model = a2g_model_config ("[{\"json\":{\"reason\":\"r\",\"action\":\"flee\",\"confidence\":70}},"
                                              "{\"json\":{\"reason\":\"r\",\"action\":\"attack\",\"confidence\":70}}]");
-  g_autofree char *config = server_config (model);
+  g_autofree char *config = a2g_server_config (model);
   A2gService *service = a2g_service_start (config);
-  g_autofree char *a = open_session (service, CLIENT);
-  g_autofree char *b = open_session (service, "c_other_client_1");
+  g_autofree char *a = a2g_server_session (service, CLIENT);
+  g_autofree char *b = a2g_server_session (service, "c_other_client_1");
   const char *pirate = "{\"entity\":\"p\",\"type\":\"pirate\",\"observations\":{\"hp\":35,\"target_distance\":900},"
                        "\"legal_actions\":[\"attack\",\"flee\",\"surrender\"]}";
   g_autofree char *first = decide_one (service, CLIENT, a, pirate);
@@ -380,7 +284,7 @@ decide_code (A2gService *service,
   g_autofree char *body = g_strdup_printf ("{\"client_id\":\"%s\",\"epoch\":1,\"entities\":[{\"entity\":\"%s\","
                                            "\"type\":\"freighter\",\"legal_actions\":[\"run\",\"hide\"]}]}",
                                            client_id, entity);
-  g_autoptr(A2gResponse) response = proxied (service, "POST", "/v1/decide", token, body);
+  g_autoptr(A2gResponse) response = a2g_proxied (service, "POST", "/v1/decide", token, body);
   g_autoptr(JsonObject) object = NULL;
   JsonObject *decision;
 
@@ -400,12 +304,12 @@ static void
 test_decide_rates (void)
 {
   /* Model decisions: 2 per session, 3 per game, then (almost) none. */
-  g_autofree char *config = server_config ("model={\"type\":\"scripted\",\"fallback\":{\"json\":{\"reason\":\"r\","
+  g_autofree char *config = a2g_server_config ("model={\"type\":\"scripted\",\"fallback\":{\"json\":{\"reason\":\"r\","
                                            "\"action\":\"run\",\"confidence\":70}}}\n"
                                            "session-rate=0.001\nsession-burst=2\ngame-rate=0.001\ngame-burst=3\n");
   A2gService *service = a2g_service_start (config);
-  g_autofree char *a = open_session (service, CLIENT);
-  g_autofree char *b = open_session (service, "c_other_client_1");
+  g_autofree char *a = a2g_server_session (service, CLIENT);
+  g_autofree char *b = a2g_server_session (service, "c_other_client_1");
 
   EXPECT_CODE (CLIENT, a, "f1", "model");
   EXPECT_CODE (CLIENT, a, "f2", "model");
@@ -421,12 +325,12 @@ static void
 test_game_budget (void)
 {
   /* The scripted model counts about 4 bytes a token; pirates reserve 800. */
-  g_autofree char *config = server_config ("model={\"type\":\"scripted\",\"fallback\":{\"json\":{\"reason\":\"r\","
+  g_autofree char *config = a2g_server_config ("model={\"type\":\"scripted\",\"fallback\":{\"json\":{\"reason\":\"r\","
                                            "\"action\":\"flee\",\"confidence\":70}}}\n"
                                            "game-token-budget=1000\nsession-token-budget=100000\n");
   A2gService *service = a2g_service_start (config);
-  g_autofree char *a = open_session (service, CLIENT);
-  g_autofree char *b = open_session (service, "c_other_client_1");
+  g_autofree char *a = a2g_server_session (service, CLIENT);
+  g_autofree char *b = a2g_server_session (service, "c_other_client_1");
   const char *first = "{\"entity\":\"p1\",\"type\":\"pirate\",\"observations\":{\"hp\":1},"
                       "\"legal_actions\":[\"attack\",\"flee\"]}";
   const char *second = "{\"entity\":\"p2\",\"type\":\"pirate\",\"observations\":{\"hp\":21},"
@@ -434,7 +338,7 @@ test_game_budget (void)
   g_autofree char *got_a = decide_one (service, CLIENT, a, first);
   g_autofree char *body = g_strdup_printf ("{\"client_id\":\"c_other_client_1\",\"epoch\":1,\"entities\":[%s]}",
                                            second);
-  g_autoptr(A2gResponse) response = proxied (service, "POST", "/v1/decide", b, body);
+  g_autoptr(A2gResponse) response = a2g_proxied (service, "POST", "/v1/decide", b, body);
   g_autoptr(JsonObject) object = NULL;
   JsonObject *decision;
 
@@ -448,59 +352,6 @@ test_game_budget (void)
 }
 
 /* ---- the service's own TLS ------------------------------------------------- */
-
-typedef struct {
-  char *dir;
-  char *certificate;
-  char *key;
-} Pem;
-
-/* A self-signed P-256 certificate made now, with openssl. */
-static Pem *
-pem_new (void)
-{
-  g_autoptr(GError) error = NULL;
-  Pem *pem = g_new0 (Pem, 1);
-  int status = -1;
-
-  pem->dir = g_dir_make_tmp ("gg-a2g-tls-XXXXXX", &error);
-  g_assert_no_error (error);
-  pem->certificate = g_build_filename (pem->dir, "cert.pem", NULL);
-  pem->key = g_build_filename (pem->dir, "key.pem", NULL);
-  {
-    const char *args[] = { "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                           "-nodes", "-keyout", pem->key, "-out", pem->certificate, "-days", "1",
-                           "-subj", "/CN=127.0.0.1", NULL };
-    g_spawn_sync (NULL, (char **) args, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
-                  G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error);
-  }
-  g_assert_no_error (error);
-  g_assert_cmpint (status, ==, 0);
-  return pem;
-}
-
-static void
-pem_free (Pem *pem)
-{
-  g_unlink (pem->certificate);
-  g_unlink (pem->key);
-  g_rmdir (pem->dir);
-  g_free (pem->certificate);
-  g_free (pem->key);
-  g_free (pem->dir);
-  g_free (pem);
-}
-
-static char *
-tls_config (Pem *pem)
-{
-  g_autofree char *hash = manifest_hash (a2g_test_manifest);
-  g_autofree char *freight = g_compute_checksum_for_string (G_CHECKSUM_SHA256, KEY_FREIGHT, -1);
-
-  return g_strdup_printf ("[a2g]\nprofile=server\ntls-certificate=%s\ntls-key=%s\ngames=orbital-freight\n"
-                          "orbital-freight.api-key-sha256=%s\norbital-freight.manifests=%s\n",
-                          pem->certificate, pem->key, freight, hash);
-}
 
 /* What a GET /health over TLS @version (openssl s_client) gets back. */
 static char *
@@ -524,8 +375,8 @@ get_over (guint       port,
 static void
 test_tls (void)
 {
-  Pem *pem = pem_new ();
-  g_autofree char *config = tls_config (pem);
+  A2gPem *pem = a2g_pem_new ();
+  g_autofree char *config = a2g_tls_server_config (pem, NULL);
   A2gService *service = a2g_service_start (config);
   g_autofree char *token = NULL;
   g_autofree char *plain = NULL;
@@ -541,14 +392,14 @@ test_tls (void)
     g_assert_cmpstr (soup_message_headers_get_one (health->headers, "Strict-Transport-Security"), ==,
                      "max-age=31536000");
   }
-  token = open_session (service, CLIENT);
+  token = a2g_server_session (service, CLIENT);
   {
     const char *context = "{\"client_id\":\"" CLIENT "\",\"scopes\":[\"station\"]}";
     g_autoptr(A2gResponse) good = a2g_post (service, "/v1/context", token, context);
     g_autoptr(A2gResponse) none = a2g_post (service, "/v1/context", NULL, context);
 
     g_assert_cmpuint (good->status, ==, 200);
-    assert_error (none, 401, "Missing, invalid or expired session token.", "unauthorized");
+    a2g_assert_error (none, 401, "Missing, invalid or expired session token.", "unauthorized");
   }
   /* Plain HTTP on the TLS port gets no HTTP answer at all. */
   plain = a2g_raw (service, request, strlen (request));
@@ -568,14 +419,14 @@ test_tls (void)
   a2g_assert_no_secret (service, KEY_FREIGHT);
   a2g_assert_no_secret (service, token);
   a2g_service_stop (service);
-  pem_free (pem);
+  a2g_pem_free (pem);
 }
 
 static void
 test_tls_bad_files (void)
 {
-  Pem *pem = pem_new ();
-  g_autofree char *config = tls_config (pem);
+  A2gPem *pem = a2g_pem_new ();
+  g_autofree char *config = a2g_tls_server_config (pem, NULL);
   g_autofree char *key_text = NULL;
   g_autofree char *swapped = NULL;
   g_autofree char *missing_key = NULL;
@@ -586,11 +437,11 @@ test_tls_bad_files (void)
   /* The key given as the certificate: refused, its text never echoed. */
   swapped = g_strdup_printf ("[a2g]\nprofile=server\ntls-certificate=%s\ntls-key=%s\n%s", pem->key, pem->key,
                              strstr (config, "games="));
-  assert_refuses_to_start (swapped, "[a2g] tls-certificate: cannot load it with tls-key", "PRIVATE KEY");
+  a2g_assert_refuses_to_start (swapped, "[a2g] tls-certificate: cannot load it with tls-key", "PRIVATE KEY");
   missing_key = g_strdup_printf ("[a2g]\nprofile=server\ntls-certificate=%s\n%s", pem->certificate,
                                  strstr (config, "games="));
-  assert_refuses_to_start (missing_key, "tls-certificate and tls-key go together", NULL);
-  pem_free (pem);
+  a2g_assert_refuses_to_start (missing_key, "tls-certificate and tls-key go together", NULL);
+  a2g_pem_free (pem);
 }
 
 int

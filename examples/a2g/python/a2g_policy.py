@@ -5,7 +5,8 @@ a2g-security.md: a policy downloaded at runtime MUST be verified before it
 is loaded, with an Ed25519 signature (public key embedded in the build) or a
 SHA-256 pinned in the build. gamegate signs the canonical JSON (RFC 8785) of
 the policy without its `sha256` and `signature` members; `sha256` is the
-SHA-256 of that same text.
+SHA-256 of that same text, and `signature` is "ed25519:" and the base64 of
+the 64-byte signature (any other prefix is refused).
 
     policy = load_policy(raw_bytes, public_key_hex=STUDIO_POLICY_KEY)
     for entry in policy["entries"]: ...
@@ -29,6 +30,9 @@ try:  # optional
     import nacl.signing
 except ImportError:  # pragma: no cover - depends on the machine
     nacl = None
+
+
+SIGNATURE_PREFIX = "ed25519:"
 
 
 class PolicyError(Exception):
@@ -192,11 +196,11 @@ def load_policy(raw: bytes | str, public_key_hex: str | None = None,
     if pinned_sha256 is not None and not hmac.compare_digest(pinned_sha256, digest):
         raise PolicyError("not the pinned policy")
     if public_key_hex is not None:
-        if not isinstance(signature, dict) or signature.get("alg") != "Ed25519" \
-                or not isinstance(signature.get("value"), str):
+        # a2g-0.1.md section 8: "signature": "ed25519:<base64>"; no other algorithm.
+        if not isinstance(signature, str) or not signature.startswith(SIGNATURE_PREFIX):
             raise PolicyError("no Ed25519 signature")
         try:
-            value = base64.b64decode(signature["value"], validate=True)
+            value = base64.b64decode(signature[len(SIGNATURE_PREFIX):], validate=True)
             public = bytes.fromhex(public_key_hex)
         except ValueError:
             raise PolicyError("a malformed signature or key") from None

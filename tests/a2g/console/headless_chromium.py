@@ -47,7 +47,8 @@ class ChromiumError(Exception):
 class Chromium:
     """One headless chromium with one page (a fresh target) attached."""
 
-    def __init__(self, width: int = 1280, height: int = 800, timeout: float = 30.0):
+    def __init__(self, width: int = 1280, height: int = 800, timeout: float = 30.0,
+                 flags: list[str] | None = None):
         binary = find_chromium()
         if binary is None:
             raise ChromiumError("chromium is not installed")
@@ -65,7 +66,7 @@ class Chromium:
             os.dup2(read_end, 3)
             os.dup2(write_end, 4)
 
-        args = [binary, *FLAGS, f"--user-data-dir={self.profile}",
+        args = [binary, *FLAGS, *(flags or []), f"--user-data-dir={self.profile}",
                 f"--window-size={width},{height}", "about:blank"]
         if os.geteuid() == 0:
             args.insert(1, "--no-sandbox")

@@ -55,12 +55,14 @@ class Service:
             wrapper + [binary, "a2g", "--listen", f"127.0.0.1:{port}"],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.stderr, env=env)
         line = self._first_line(20.0 * TIMEOUT_SCALE)
-        prefix = "a2g: listening on http://127.0.0.1:"
+        # https with tls-certificate and tls-key (the server profile's own TLS).
+        scheme = "https" if line.startswith("a2g: listening on https://") else "http"
+        prefix = f"a2g: listening on {scheme}://127.0.0.1:"
         if not line.startswith(prefix):
             self.stop()
             raise RuntimeError(f"unexpected first line {line!r}; stderr: {self.stderr_text()}")
         self.port = int(line[len(prefix):])
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.url = f"{scheme}://127.0.0.1:{self.port}"
 
 
     def _first_line(self, timeout: float) -> str:

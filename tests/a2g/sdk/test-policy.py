@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """test-policy.py: the Ed25519-signed /v1/policy against the real `gamegate a2g`
 (policy-signing-key: a key made now with openssl), verified by the SDK
-example's a2g_policy: the policy as served loads; a flipped byte, another
-key, a removed signature and a wrong pinned hash are refused; the key never
-reaches the service's output.
+example's a2g_policy: the policy as served loads, its signature in the
+spec's form ("ed25519:<base64>"); a flipped byte, another key, a removed or
+relabelled signature (another prefix, the old object form) and a wrong
+pinned hash are refused; the key never reaches the service's output.
 
 Usage: test-policy.py EXAMPLES_DIR (examples/a2g/python)
 """
@@ -70,7 +71,9 @@ def main(examples: str) -> int:
         assert all(line not in stderr for line in seed_lines), "the policy key reached the log"
 
     policy = json.loads(raw)
-    assert policy["signature"]["alg"] == "Ed25519", policy
+    # a2g-0.1.md section 8: a string, "ed25519:<base64 of 64 bytes>".
+    assert isinstance(policy["signature"], str) and policy["signature"].startswith("ed25519:"), policy
+    assert len(a2g_policy.base64.b64decode(policy["signature"][len("ed25519:"):], validate=True)) == 64, policy
     assert len(policy["entries"]) == 1 and policy["entries"][0]["action"] == "flee", policy
     loaded = a2g_policy.load_policy(raw, public_key_hex=public)
     assert loaded["entries"] == policy["entries"]
@@ -89,10 +92,21 @@ def main(examples: str) -> int:
     assert message == "the signature does not verify", message
     print("ok: re-hashed tampering:", message)
     # A flipped bit of the signature itself.
-    signature = bytearray(a2g_policy.base64.b64decode(policy["signature"]["value"]))
+    signature = bytearray(a2g_policy.base64.b64decode(policy["signature"][len("ed25519:"):]))
     signature[10] ^= 0x01
-    bad = dict(policy, signature={"alg": "Ed25519", "value": a2g_policy.base64.b64encode(signature).decode()})
+    bad = dict(policy, signature="ed25519:" + a2g_policy.base64.b64encode(signature).decode())
     assert refused(a2g_policy, json.dumps(bad), public_key_hex=public) == "the signature does not verify"
+    # The same signature under another algorithm's name, or in the old
+    # object form: not an Ed25519 signature of this spec.
+    for other in ("ecdsa-p256:" + policy["signature"][len("ed25519:"):],
+                  "ED25519:" + policy["signature"][len("ed25519:"):],
+                  policy["signature"][len("ed25519:"):],
+                  {"alg": "Ed25519", "value": policy["signature"][len("ed25519:"):]}):
+        relabelled = dict(policy, signature=other)
+        assert refused(a2g_policy, json.dumps(relabelled), public_key_hex=public) == "no Ed25519 signature", other
+    # Not base64 after the prefix.
+    garbled = dict(policy, signature="ed25519:not base64!")
+    assert refused(a2g_policy, json.dumps(garbled), public_key_hex=public) == "a malformed signature or key"
     # Another key; no signature; a wrong pinned hash; nothing to verify with.
     assert refused(a2g_policy, raw, public_key_hex=other_public) == "the signature does not verify"
     unsigned = {key: value for key, value in policy.items() if key != "signature"}
@@ -103,7 +117,7 @@ def main(examples: str) -> int:
     # The pure-Python verifier agrees with PyNaCl when both are there.
     canonical = a2g_policy.canonical_json(
         {key: value for key, value in policy.items() if key not in ("sha256", "signature")}).encode()
-    value = a2g_policy.base64.b64decode(policy["signature"]["value"])
+    value = a2g_policy.base64.b64decode(policy["signature"][len("ed25519:"):])
     assert a2g_policy._verify_pure(bytes.fromhex(public), canonical, value)
     assert not a2g_policy._verify_pure(bytes.fromhex(other_public), canonical, value)
     print("ok: the standard-library verifier")
