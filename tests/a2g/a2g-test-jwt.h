@@ -1,8 +1,8 @@
 /* a2g-test-jwt.h: what the client-profile tests share: the studio's keys
  * (ES256 and RS256, and one nobody registered, made with openssl at test
  * time), join tokens signed with libjwt with any claim changed, the
- * client-profile configuration that registers those keys, and requests as
- * the declared TLS proxy forwards them.
+ * client-profile configuration that registers those keys, and requests
+ * (sessions, decisions) as the declared TLS proxy forwards them.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -55,5 +55,9 @@ A2gResponse *a2g_join_open          (A2gService *service,
                                      const char *token);
 char        *a2g_join_session       (A2gService *service,
                                      const char *client_id);
+char        *a2g_proxied_decide     (A2gService *service,
+                                     const char *client_id,
+                                     const char *token,
+                                     const char *entry);
 
 G_END_DECLS

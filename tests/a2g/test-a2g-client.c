@@ -172,30 +172,8 @@ test_context (void)
   a2g_service_stop (service);
 }
 
-static char *
-decide_one (A2gService *service,
-            const char *client_id,
-            const char *token,
-            const char *entry)
-{
-  g_autofree char *body = g_strdup_printf ("{\"client_id\":\"%s\",\"epoch\":1,\"entities\":[%s]}", client_id, entry);
-  g_autoptr(A2gResponse) response = a2g_proxied_post (service, "/v1/decide", token, body);
-  g_autoptr(JsonObject) object = NULL;
-  JsonObject *decision;
-
-  g_assert_cmpuint (response->status, ==, 200);
-  object = a2g_json (response);
-  decision = json_array_get_object_element (json_object_get_array_member (object, "decisions"), 0);
-  if (json_object_has_member (decision, "code"))
-    return g_strdup_printf ("FALLBACK %s", json_object_get_string_member (decision, "code"));
-  return g_strdup_printf ("%s %s %s", json_object_get_string_member (decision, "source"),
-                          json_object_get_string_member (decision, "action"),
-                          json_object_has_member (decision, "reason") ?
-                          json_object_get_string_member (decision, "reason") : "-");
-}
-
 #define EXPECT(service, client, token, entry, expected) \
-  G_STMT_START { g_autofree char *got_ = decide_one (service, client, token, entry); \
+  G_STMT_START { g_autofree char *got_ = a2g_proxied_decide (service, client, token, entry); \
                  g_assert_cmpstr (got_, ==, expected); } G_STMT_END
 
 static void
