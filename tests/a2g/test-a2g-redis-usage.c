@@ -29,8 +29,20 @@ replica (guint prefix)
   g_autofree char *config = g_strdup_printf ("[a2g]\nmodel={\"type\":\"scripted\",\"fallback\":{\"json\":"
                                              "{\"reason\":\"r\",\"action\":\"run\",\"confidence\":70}}}\n"
                                              "redis-timeout-ms=200\n%s", redis);
+  A2gService *service = a2g_service_start (config);
+  gboolean connected = FALSE;
 
-  return a2g_service_start (config);
+  /* Connected to Redis (which takes a moment under valgrind). */
+  for (guint i = 0; i < 200 && !connected; i++)
+    {
+      g_autoptr(A2gResponse) usage = a2g_get (service, "/v1/usage");
+
+      connected = usage->status == 200;
+      if (!connected)
+        g_usleep (50000);
+    }
+  g_assert_true (connected);
+  return service;
 }
 
 /* Two model decisions (freighters: no cache), one forced, one invalid. */
