@@ -56,12 +56,12 @@ format_record (JsonObject *record)
 
   if (g_strcmp0 (kind, "dropped") == 0)
     {
-      gint64 count = json_object_get_int_member_with_default (record, "count", 0);
+      /* unsigned long, not G_GINT64_FORMAT: xgettext cannot see through
+       * a format macro and would cut the message at it. */
+      gulong count = (gulong) MAX (json_object_get_int_member_with_default (record, "count", 0), 0);
 
-      return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "(%" G_GINT64_FORMAT " record dropped: "
-                                           "this reader was too slow)",
-                                           "(%" G_GINT64_FORMAT " records dropped: this reader was too slow)",
-                                           (gulong) count), count);
+      return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "(%lu record dropped: this reader was too slow)",
+                                           "(%lu records dropped: this reader was too slow)", count), count);
     }
   g_string_append_printf (line, "%s %s", time, plugin != NULL ? plugin : "-");
   if (target != NULL)

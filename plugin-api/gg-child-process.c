@@ -38,11 +38,21 @@
 #define KILL_WAIT_MS   1500
 #define MAX_LINE       8192
 
+/* The one child watch of a process, for its whole life. A disposed
+ * GgChildProcess leaves it in place with no owner, so that the child is
+ * still reaped: removing it and adding another would race GLib's worker
+ * thread where pidfds are missing (valgrind, some seccomp profiles), which
+ * may have reaped the child for the first watch already, and the second
+ * would then warn about ECHILD at the next SIGCHLD. */
+typedef struct {
+  GgChildProcess *owner;      /* NULL once disposed */
+} ChildWatch;
+
 struct _GgChildProcess {
   GObject parent_instance;
 
   GPid pid;
-  guint watch_id;
+  ChildWatch *watch;          /* until reaped; outlives us if disposed first */
   GgChildProcessFlags flags;
   GDataInputStream *out;
   GQueue tail;                /* char *, oldest first */
@@ -122,14 +132,6 @@ gg_child_process_signal_group (GgChildProcess *self,
 }
 
 static void
-reap_only (GPid     pid,
-           int      wait_status,
-           gpointer user_data)
-{
-  g_spawn_close_pid (pid);
-}
-
-static void
 gg_child_process_dispose (GObject *object)
 {
   GgChildProcess *self = GG_CHILD_PROCESS (object);
@@ -139,10 +141,10 @@ gg_child_process_dispose (GObject *object)
   /* A game we started does not outlive us; GLib still reaps it. */
   if (self->pid > 0 && !self->exited)
     gg_child_process_signal_group (self, SIGKILL);
-  if (self->watch_id != 0)
+  if (self->watch != NULL)
     {
-      g_clear_handle_id (&self->watch_id, g_source_remove);
-      g_child_watch_add (self->pid, reap_only, NULL);
+      self->watch->owner = NULL;
+      self->watch = NULL;
     }
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
@@ -233,9 +235,15 @@ on_reaped (GPid     pid,
            int      wait_status,
            gpointer user_data)
 {
-  GgChildProcess *self = user_data;
+  ChildWatch *watch = user_data;
+  GgChildProcess *self = watch->owner;
 
-  self->watch_id = 0;
+  if (self == NULL)
+    {
+      g_spawn_close_pid (pid);
+      return;
+    }
+  self->watch = NULL;
   self->reaped = TRUE;
   self->wait_status = wait_status;
   g_spawn_close_pid (pid);
@@ -371,7 +379,9 @@ gg_child_process_spawn (const char * const  *argv,
       g_data_input_stream_set_newline_type (self->out, G_DATA_STREAM_NEWLINE_TYPE_ANY);
       g_data_input_stream_read_line_async (self->out, G_PRIORITY_DEFAULT, self->cancellable, on_line, self);
     }
-  self->watch_id = g_child_watch_add (self->pid, on_reaped, self);
+  self->watch = g_new0 (ChildWatch, 1);
+  self->watch->owner = self;
+  g_child_watch_add_full (G_PRIORITY_DEFAULT, self->pid, on_reaped, self->watch, g_free);
   return g_steal_pointer (&self);
 }
 

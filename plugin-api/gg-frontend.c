@@ -8,9 +8,22 @@
 
 G_DEFINE_INTERFACE (GgFrontend, gg_frontend, G_TYPE_OBJECT)
 
+/* What almost every front end writes: its async operations complete
+ * through a GTask returning a boolean. */
+static gboolean
+propagate_task_boolean (GgFrontend    *self,
+                        GAsyncResult  *result,
+                        GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
 static void
 gg_frontend_default_init (GgFrontendInterface *iface)
 {
+  iface->run_stdio_finish = propagate_task_boolean;
+  iface->stop_finish = propagate_task_boolean;
 }
 
 /**

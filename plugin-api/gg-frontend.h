@@ -34,9 +34,12 @@ G_DECLARE_INTERFACE (GgFrontend, gg_frontend, GG, FRONTEND, GObject)
  * @run_stdio_async: serve one client on @stdio; completes when the client is
  *   gone (end of input, `shutdown`) or @cancellable is cancelled (SIGINT,
  *   SIGTERM), after every request seen has been answered
+ * @run_stdio_finish: finishes @run_stdio_async; the default propagates the
+ *   boolean of a #GTask whose source object is the front end
  * @start_daemon: start listening on the front end's socket(s)
  * @stop_async: stop accepting, cancel running work with its proper errors
  *   and close every connection; completes when that is done
+ * @stop_finish: finishes @stop_async; the same default as @run_stdio_finish
  *
  * Since: 1.0
  */

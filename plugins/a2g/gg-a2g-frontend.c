@@ -276,14 +276,6 @@ frontend_run_stdio_async (GgFrontend          *frontend,
     }
 }
 
-static gboolean
-frontend_run_stdio_finish (GgFrontend    *frontend,
-                           GAsyncResult  *result,
-                           GError       **error)
-{
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
 /* ---- daemon ---------------------------------------------------------------- */
 
 static gboolean
@@ -311,14 +303,6 @@ frontend_stop_async (GgFrontend          *frontend,
   stop_service (self, g_task_new (self, cancellable, callback, user_data));
 }
 
-static gboolean
-frontend_stop_finish (GgFrontend    *frontend,
-                      GAsyncResult  *result,
-                      GError       **error)
-{
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
 static void
 gg_a2g_frontend_iface_init (GgFrontendInterface *iface)
 {
@@ -326,8 +310,6 @@ gg_a2g_frontend_iface_init (GgFrontendInterface *iface)
   iface->get_summary = frontend_get_summary;
   iface->get_option_group = frontend_get_option_group;
   iface->run_stdio_async = frontend_run_stdio_async;
-  iface->run_stdio_finish = frontend_run_stdio_finish;
   iface->start_daemon = frontend_start_daemon;
   iface->stop_async = frontend_stop_async;
-  iface->stop_finish = frontend_stop_finish;
 }

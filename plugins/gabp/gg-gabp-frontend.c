@@ -82,12 +82,6 @@ frontend_get_summary (GgFrontend *frontend)
   return _("Offer every game on the bus to one GABP bridge on stdin/stdout");
 }
 
-static GOptionGroup *
-frontend_get_option_group (GgFrontend *frontend)
-{
-  return NULL;
-}
-
 typedef struct {
   GgGabpSession *session;
   gulong         closed_id;
@@ -168,14 +162,6 @@ frontend_run_stdio_async (GgFrontend          *frontend,
 }
 
 static gboolean
-frontend_run_stdio_finish (GgFrontend    *frontend,
-                           GAsyncResult  *result,
-                           GError       **error)
-{
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
-static gboolean
 frontend_start_daemon (GgFrontend  *frontend,
                        GError     **error)
 {
@@ -199,23 +185,12 @@ frontend_stop_async (GgFrontend          *frontend,
   g_task_return_boolean (task, TRUE);
 }
 
-static gboolean
-frontend_stop_finish (GgFrontend    *frontend,
-                      GAsyncResult  *result,
-                      GError       **error)
-{
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
 static void
 gg_gabp_frontend_iface_init (GgFrontendInterface *iface)
 {
   iface->get_name = frontend_get_name;
   iface->get_summary = frontend_get_summary;
-  iface->get_option_group = frontend_get_option_group;
   iface->run_stdio_async = frontend_run_stdio_async;
-  iface->run_stdio_finish = frontend_run_stdio_finish;
   iface->start_daemon = frontend_start_daemon;
   iface->stop_async = frontend_stop_async;
-  iface->stop_finish = frontend_stop_finish;
 }

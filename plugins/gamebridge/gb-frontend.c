@@ -298,14 +298,6 @@ frontend_run_stdio_async (GgFrontend          *frontend,
   gb_mcp_server_serve_stdio (self->server, stdio);
 }
 
-static gboolean
-frontend_run_stdio_finish (GgFrontend    *frontend,
-                           GAsyncResult  *result,
-                           GError       **error)
-{
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
 /* ---- daemon ------------------------------------------------------------------- */
 
 static gboolean
@@ -361,14 +353,6 @@ frontend_stop_async (GgFrontend          *frontend,
   gb_bridge_shutdown_async (self->bridge, on_daemon_instances_stopped, task);
 }
 
-static gboolean
-frontend_stop_finish (GgFrontend    *frontend,
-                      GAsyncResult  *result,
-                      GError       **error)
-{
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
 /* For the tests: the port the daemon listens on. */
 guint
 gb_frontend_get_http_port (GbFrontend *self)
@@ -383,8 +367,6 @@ gb_frontend_iface_init (GgFrontendInterface *iface)
   iface->get_summary = frontend_get_summary;
   iface->get_option_group = frontend_get_option_group;
   iface->run_stdio_async = frontend_run_stdio_async;
-  iface->run_stdio_finish = frontend_run_stdio_finish;
   iface->start_daemon = frontend_start_daemon;
   iface->stop_async = frontend_stop_async;
-  iface->stop_finish = frontend_stop_finish;
 }

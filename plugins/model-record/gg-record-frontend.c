@@ -106,14 +106,6 @@ gg_record_frontend_run_stdio_async (GgFrontend          *frontend,
                                    on_written, g_object_ref (task));
 }
 
-static gboolean
-gg_record_frontend_run_stdio_finish (GgFrontend    *frontend,
-                                     GAsyncResult  *result,
-                                     GError       **error)
-{
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
 static void
 gg_record_frontend_iface_init (GgFrontendInterface *iface)
 {
@@ -121,7 +113,6 @@ gg_record_frontend_iface_init (GgFrontendInterface *iface)
   iface->get_summary = gg_record_frontend_get_summary;
   iface->get_option_group = gg_record_frontend_get_option_group;
   iface->run_stdio_async = gg_record_frontend_run_stdio_async;
-  iface->run_stdio_finish = gg_record_frontend_run_stdio_finish;
 }
 
 static void

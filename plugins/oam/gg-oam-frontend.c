@@ -296,14 +296,6 @@ frontend_run_stdio_async (GgFrontend          *frontend,
   g_steal_pointer (&task);
 }
 
-static gboolean
-frontend_run_stdio_finish (GgFrontend    *frontend,
-                           GAsyncResult  *result,
-                           GError       **error)
-{
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
 /* ---- daemon ------------------------------------------------------------ */
 
 static char *
@@ -438,14 +430,6 @@ frontend_stop_async (GgFrontend          *frontend,
     gg_oam_connection_shutdown (g_ptr_array_index (connections, i));
 }
 
-static gboolean
-frontend_stop_finish (GgFrontend    *frontend,
-                      GAsyncResult  *result,
-                      GError       **error)
-{
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
 static void
 frontend_iface_init (GgFrontendInterface *iface)
 {
@@ -453,8 +437,6 @@ frontend_iface_init (GgFrontendInterface *iface)
   iface->get_summary = frontend_get_summary;
   iface->get_option_group = frontend_get_option_group;
   iface->run_stdio_async = frontend_run_stdio_async;
-  iface->run_stdio_finish = frontend_run_stdio_finish;
   iface->start_daemon = frontend_start_daemon;
   iface->stop_async = frontend_stop_async;
-  iface->stop_finish = frontend_stop_finish;
 }

@@ -213,14 +213,6 @@ echo_run_stdio_async (GgFrontend          *frontend,
 }
 
 static gboolean
-echo_run_stdio_finish (GgFrontend    *frontend,
-                       GAsyncResult  *result,
-                       GError       **error)
-{
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
-static gboolean
 on_incoming (GSocketService    *service,
              GSocketConnection *connection,
              GObject           *source_object,
@@ -286,14 +278,6 @@ echo_stop_async (GgFrontend          *frontend,
   self->stop_task = g_steal_pointer (&task);
 }
 
-static gboolean
-echo_stop_finish (GgFrontend    *frontend,
-                  GAsyncResult  *result,
-                  GError       **error)
-{
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
 static void
 gg_test_echo_frontend_iface_init (GgFrontendInterface *iface)
 {
@@ -301,10 +285,8 @@ gg_test_echo_frontend_iface_init (GgFrontendInterface *iface)
   iface->get_summary = echo_get_summary;
   iface->get_option_group = echo_get_option_group;
   iface->run_stdio_async = echo_run_stdio_async;
-  iface->run_stdio_finish = echo_run_stdio_finish;
   iface->start_daemon = echo_start_daemon;
   iface->stop_async = echo_stop_async;
-  iface->stop_finish = echo_stop_finish;
 }
 
 static void

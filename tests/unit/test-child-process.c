@@ -280,6 +280,25 @@ test_wait_timeout_cancel_dispose (void)
   g_assert_true (wait_gone (pid, gg_test_timeout_ms (5000)));
 }
 
+/* A child that exited (and, without pidfds, was reaped by GLib's worker
+ * thread) before its GgChildProcess goes: nothing may warn about ECHILD
+ * at the next child's SIGCHLD. Deterministic in the valgrind setup, where
+ * pidfd_open is missing. */
+static void
+test_dispose_after_exit (void)
+{
+  GgChildProcess *first = spawn_sh ("exit 0", GG_CHILD_PROCESS_NONE);
+  g_autoptr(GgChildProcess) second = NULL;
+  gboolean never = FALSE;
+
+  g_usleep (G_USEC_PER_SEC / 5);  /* exited, the main loop not run */
+  g_object_unref (first);
+  second = spawn_sh ("exit 0", GG_CHILD_PROCESS_NONE);
+  while (!gg_child_process_has_exited (second))
+    gg_test_wait_until (&never, 20);
+  gg_test_wait_until (&never, 50);
+}
+
 static void
 test_spawn_failure (void)
 {
@@ -345,6 +364,7 @@ main (int argc, char **argv)
   g_test_add_func ("/child-process/stop-waits-for-close", test_stop_waits_for_close);
   g_test_add_func ("/child-process/stop-escalates-to-kill", test_stop_escalates_to_kill);
   g_test_add_func ("/child-process/wait-timeout-cancel-dispose", test_wait_timeout_cancel_dispose);
+  g_test_add_func ("/child-process/dispose-after-exit", test_dispose_after_exit);
   g_test_add_func ("/child-process/spawn-failure", test_spawn_failure);
   g_test_add_func ("/child-process/environment-and-cwd", test_environment_and_cwd);
   g_test_add_func ("/loopback-port/pick-and-check", test_loopback_port);
