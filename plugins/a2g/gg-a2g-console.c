@@ -134,9 +134,13 @@ send_snapshot (GgA2gConsole *console,
   GgA2gStats *stats = console->service->stats;
   g_autoptr(JsonObject) counts = json_object_new ();
   g_autoptr(GPtrArray) targets = NULL;
-  guint64 lookups = stats->cache_hits + stats->cache_misses;
+  GgA2gCounts view;
+  gint64 lookups;
 
-  gg_a2g_stats_add_counts (stats, counts);
+  /* The service's (every replica's), as the flush before this read them. */
+  gg_a2g_stats_view (stats, &view);
+  lookups = view.cache_hits + view.cache_misses;
+  gg_a2g_counts_add_json (&view, counts);
   /* Not g_ptr_array_copy(): the copy would own the streams too. */
   targets = g_ptr_array_new ();
   for (guint i = 0; i < (everyone ? console->streams : console->waiting)->len; i++)
@@ -153,9 +157,9 @@ send_snapshot (GgA2gConsole *console,
       json_object_set_int_member (snapshot, "sessions", MAX (sessions, 0));
       json_object_set_member (snapshot, "decisions", json_node_copy (json_object_get_member (counts, "decisions")));
       json_object_set_object_member (snapshot, "decisions_per_second", gg_a2g_stats_rates (stats));
-      json_object_set_int_member (cache, "hits", (gint64) stats->cache_hits);
-      json_object_set_int_member (cache, "misses", (gint64) stats->cache_misses);
-      json_object_set_double_member (cache, "hit_rate", lookups > 0 ? (double) stats->cache_hits / (double) lookups : 0.0);
+      json_object_set_int_member (cache, "hits", view.cache_hits);
+      json_object_set_int_member (cache, "misses", view.cache_misses);
+      json_object_set_double_member (cache, "hit_rate", lookups > 0 ? (double) view.cache_hits / (double) lookups : 0.0);
       json_object_set_object_member (snapshot, "cache", cache);
       json_object_set_member (snapshot, "fallbacks", json_node_copy (json_object_get_member (counts, "fallbacks")));
       json_object_set_member (snapshot, "tokens", json_node_copy (json_object_get_member (counts, "tokens")));
@@ -197,6 +201,24 @@ on_counted (GObject      *source,
 }
 
 static void
+on_flushed (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  Build *build = user_data;
+  GgA2gCounts totals;
+
+  /* Unreachable: the snapshot shows the last totals and what was counted here since. */
+  gg_a2g_stats_flush_finish (result, &totals, NULL);
+  if (build->console == NULL)
+    {
+      g_free (build);
+      return;
+    }
+  gg_a2g_store_session_count_async (build->console->service->store, NULL, on_counted, build);
+}
+
+static void
 build_snapshot (GgA2gConsole *console,
                 gboolean      everyone)
 {
@@ -205,7 +227,8 @@ build_snapshot (GgA2gConsole *console,
   build->console = console;
   build->everyone = everyone;
   g_ptr_array_add (console->builds, build);
-  gg_a2g_store_session_count_async (console->service->store, NULL, on_counted, build);
+  /* The other replicas' counts come with this replica's flush. */
+  gg_a2g_stats_flush_async (console->service->stats, on_flushed, build);
 }
 
 static gboolean

@@ -20,6 +20,7 @@
 
 #define STOP_WAIT_MS 5000
 #define FLUSH_WAIT_MS 300
+#define COUNTS_WAIT_MS 2000
 
 struct _GgA2gFrontend
 {
@@ -153,6 +154,7 @@ typedef struct {
   GgA2gFrontend *self;
   gint64 deadline_us;
   gboolean flushing;         /* the late ones were answered 503 */
+  gboolean counted;          /* the last counts were sent to the store */
 } Stop;
 
 static gboolean
@@ -175,6 +177,17 @@ stop_poll (gpointer user_data)
       stop->deadline_us = g_get_monotonic_time () + FLUSH_WAIT_MS * 1000;
       return G_SOURCE_CONTINUE;
     }
+  if (self->service != NULL && !stop->counted)
+    {
+      /* Every decision is counted now: the service's counters get this
+       * replica's last ones (the store's own timeout bounds the wait). */
+      stop->counted = TRUE;
+      gg_a2g_stats_flush_async (self->service->stats, NULL, NULL);
+      stop->deadline_us = g_get_monotonic_time () + COUNTS_WAIT_MS * 1000;
+    }
+  if (self->service != NULL && gg_a2g_stats_flushing (self->service->stats) > 0 &&
+      g_get_monotonic_time () < stop->deadline_us)
+    return G_SOURCE_CONTINUE;
   g_clear_pointer (&self->service, gg_a2g_service_free);
   g_task_return_boolean (task, TRUE);
   return G_SOURCE_REMOVE;

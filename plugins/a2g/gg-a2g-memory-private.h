@@ -1,7 +1,7 @@
 /* gg-a2g-memory-private.h: what the two files of the in-memory store share
  * (gg-a2g-memory-store.c: sessions, manifests, cache, buckets, budgets;
  * gg-a2g-memory-session.c: what each session holds: records, replays,
- * telemetry).
+ * telemetry; gg-a2g-memory-jti.c, gg-a2g-memory-counters.c).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -65,6 +65,7 @@ struct _GgA2gMemoryStore {
   GHashTable *budgets;     /* scope -> Budget */
   GHashTable *reservations;/* id -> Reservation */
   gint64 next_reservation;
+  GHashTable *counters;    /* name -> gint64*: /v1/usage's, this process's */
   GHashTable *buckets;     /* name -> Bucket */
   GHashTable *jtis;        /* join token jti -> gint64* wall-clock expiry (s) */
   guint sweep_id;
@@ -77,6 +78,7 @@ void        _gg_a2g_memory_replay_free  (Replay *replay);
 void        _gg_a2g_memory_session_iface_init (GgA2gStoreInterface *iface);
 void        _gg_a2g_memory_jti_iface_init (GgA2gStoreInterface *iface);
 void        _gg_a2g_memory_jti_sweep      (GgA2gMemoryStore *self);
+void        _gg_a2g_memory_counters_iface_init (GgA2gStoreInterface *iface);
 
 /* Every operation completes through a GTask whose source is the store. */
 #define RETURN_POINTER(value, destroy) \

@@ -119,6 +119,7 @@ gg_a2g_memory_store_finalize (GObject *object)
   g_hash_table_unref (self->cache);
   g_hash_table_unref (self->budgets);
   g_hash_table_unref (self->reservations);
+  g_hash_table_unref (self->counters);
   g_hash_table_unref (self->buckets);
   g_hash_table_unref (self->jtis);
   G_OBJECT_CLASS (gg_a2g_memory_store_parent_class)->finalize (object);
@@ -139,6 +140,7 @@ gg_a2g_memory_store_init (GgA2gMemoryStore *self)
   self->budgets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) budget_free);
   self->reservations = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
                                               (GDestroyNotify) reservation_free);
+  self->counters = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->buckets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->jtis = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->sweep_id = g_timeout_add_seconds (1, sweep, self);
@@ -585,6 +587,7 @@ gg_a2g_memory_store_iface_init (GgA2gStoreInterface *iface)
   iface->budget_reserve = budget_reserve;
   iface->budget_settle = budget_settle;
   iface->budget_list = budget_list;
+  _gg_a2g_memory_counters_iface_init (iface);
   _gg_a2g_memory_session_iface_init (iface);
   _gg_a2g_memory_jti_iface_init (iface);
 }

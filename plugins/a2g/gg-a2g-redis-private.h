@@ -1,6 +1,7 @@
 /* gg-a2g-redis-private.h: what the files of the Redis store share: the
  * connection (gg-a2g-redis-store.c), the commands and Lua scripts of each
- * operation (gg-a2g-redis-cache.c, gg-a2g-redis-ops.c, gg-a2g-redis-session.c).
+ * operation (gg-a2g-redis-cache.c, gg-a2g-redis-ops.c, gg-a2g-redis-session.c,
+ * gg-a2g-redis-counters.c).
  *
  * Keys (P is `redis-prefix`, "a2g:" by default). Keys one script touches
  * share a hash tag, so that the store also runs on Redis Cluster:
@@ -12,6 +13,7 @@
  *   P{s:<client_id>}:rp:<id>   request_id replay ("P" pending, "A"+answer)
  *   P d:<decision_id>          the session a decision was issued to
  *   P sessions                 live sessions (zset, score: expiry in ms)
+ *   P usage                    /v1/usage's counters, every replica's (hash name -> total, no expiry)
  *   P c:<cache key>            cache entry (JSON), PX cache-ttl
  *   P ci:<manifest hash>       game-wide cache index (zset, bounded)
  *   P r:<bucket>               token bucket
@@ -43,6 +45,7 @@ typedef enum {
   SCRIPT_RESERVE,
   SCRIPT_SETTLE,
   SCRIPT_BUDGET_LIST,
+  SCRIPT_COUNTERS,
   SCRIPT_RECORD_PUT,
   SCRIPT_RECORD_REPORT,
   SCRIPT_RECORD_RECENT,
@@ -79,6 +82,7 @@ gint64    _gg_redis_now_ms       (void);
 
 void      _gg_a2g_redis_session_iface_init (GgA2gStoreInterface *iface);
 void      _gg_a2g_redis_ops_iface_init     (GgA2gStoreInterface *iface);
+void      _gg_a2g_redis_counters_iface_init (GgA2gStoreInterface *iface);
 void      _gg_a2g_redis_cache_iface_init   (GgA2gStoreInterface *iface);
 
 /* Sessions seen here, to answer lookups while Redis is unreachable (the

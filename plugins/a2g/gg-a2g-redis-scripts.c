@@ -124,6 +124,12 @@ RedisScript _gg_a2g_redis_scripts[N_SCRIPTS] = {
     "end\n"
     "return out\n" },
 
+  /* KEYS: usage; ARGV: name, delta, name, delta, ... Returns every
+   * counter as {name, total, ...} (HGETALL). */
+  [SCRIPT_COUNTERS] = {
+    "for i = 1, #ARGV - 1, 2 do redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1]) end\n"
+    "return redis.call('HGETALL', KEYS[1])\n" },
+
   /* KEYS: session, rec, recent; ARGV: decision id, entity, record JSON, max recent. */
   [SCRIPT_RECORD_PUT] = {
     "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end\n"

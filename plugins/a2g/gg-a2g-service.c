@@ -457,7 +457,7 @@ gg_a2g_service_new (GgBus          *bus,
                                                             service->settings.cache_ttl_s));
   service->manifests = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                               (GDestroyNotify) gg_a2g_manifest_unref);
-  service->stats = g_new0 (GgA2gStats, 1);
+  service->stats = gg_a2g_stats_new (service->store);
   service->live = g_hash_table_new (NULL, NULL);
   service->model = gg_bus_create_model (bus, service->settings.model, &model_error);
   if (service->model == NULL)
@@ -602,7 +602,7 @@ gg_a2g_service_free (GgA2gService *service)
   g_clear_object (&service->model);
   g_clear_object (&service->store);
   g_hash_table_unref (service->manifests);
-  g_free (service->stats);
+  gg_a2g_stats_free (service->stats);
   g_free (service->model_name);
   g_free (service->provider);
   g_free (service->origin_port);

@@ -85,6 +85,11 @@ GG_A2G_STORE_OP (budget_list, const char *prefix,)
   IFACE (self)->budget_list (self, prefix, cancellable, callback, user_data);
 }
 
+GG_A2G_STORE_OP (counters_add, const GgA2gCounter *deltas, guint n_deltas,)
+{
+  IFACE (self)->counters_add (self, deltas, n_deltas, cancellable, callback, user_data);
+}
+
 GG_A2G_STORE_OP (record_put, const char *client_id, GgA2gRecord *record,)
 {
   IFACE (self)->record_put (self, client_id, record, cancellable, callback, user_data);

@@ -106,6 +106,12 @@ typedef struct {
   const char *window;    /* "hour", "day" */
 } GgA2gBudgetLimit;
 
+/* One of the service's counters (/v1/usage) and what to add to it. */
+typedef struct {
+  const char *name;      /* "decisions.model", "fallbacks.busy", "tokens.input", ... */
+  gint64 value;
+} GgA2gCounter;
+
 /* The latest telemetry entry of one entity: scalars only. */
 typedef struct {
   char *entity;
@@ -172,6 +178,11 @@ struct _GgA2gStoreInterface {
    * starting with @prefix */
   void (*budget_list)     (GgA2gStore *self, const char *prefix,
                            GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+  /* pointer (JsonObject*: name -> the service's total of every counter
+   * there is): adds @deltas to the service's counters and reads them all
+   * back, in one step (a shared store: one script for all replicas'). */
+  void (*counters_add)    (GgA2gStore *self, const GgA2gCounter *deltas, guint n_deltas,
+                           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
 
   /* boolean */
   void (*record_put)      (GgA2gStore *self, const char *client_id, GgA2gRecord *record,
@@ -228,6 +239,7 @@ GG_A2G_STORE_OP (rate_take, const char *bucket, double rate, double burst,);
 GG_A2G_STORE_OP (budget_reserve, const GgA2gBudgetLimit *limits, guint n_limits, gint64 amount,);
 GG_A2G_STORE_OP (budget_settle, gint64 reservation, gint64 used,);
 GG_A2G_STORE_OP (budget_list, const char *prefix,);
+GG_A2G_STORE_OP (counters_add, const GgA2gCounter *deltas, guint n_deltas,);
 GG_A2G_STORE_OP (record_put, const char *client_id, GgA2gRecord *record,);
 GG_A2G_STORE_OP (record_report, const char *client_id, const char *decision_id, const char *entity,
                  const char *outcome, gboolean has_reward, double reward,);

@@ -18,6 +18,7 @@ typedef struct {
   GgA2gExchange *ex;
   gssize sessions;
   char *game;              /* nullable: the API key's game, whose budget alone is shown */
+  JsonArray *budgets;
 } Usage;
 
 /* Only @game's own row (`game:<id>`, exactly) of @budgets. */
@@ -33,25 +34,61 @@ keep_game_budget (JsonArray  *budgets,
 }
 
 static void
+usage_free (Usage *usage)
+{
+  gg_a2g_exchange_unref (usage->ex);
+  g_clear_pointer (&usage->budgets, json_array_unref);
+  g_free (usage->game);
+  g_free (usage);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Usage, usage_free)
+
+/* The counts are the service's: every replica's, this one's flushed first. */
+static void
+on_flushed (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(Usage) usage = user_data;
+  g_autoptr(JsonObject) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  GgA2gCounts totals;
+
+  (void) source;
+  if (!gg_a2g_stats_flush_finish (result, &totals, &error))
+    {
+      /* The shared store is out of reach: no figures rather than one replica's. */
+      gg_a2g_exchange_reply_error (usage->ex, error);
+      return;
+    }
+  reply = gg_a2g_reply_new ();
+  json_object_set_int_member (reply, "sessions", usage->sessions);
+  gg_a2g_counts_add_json (&totals, reply);
+  json_object_set_array_member (reply, "budgets", g_steal_pointer (&usage->budgets));
+  gg_a2g_exchange_reply (usage->ex, 200, reply);
+}
+
+static void
 on_budgets (GObject      *source,
             GAsyncResult *result,
             gpointer      user_data)
 {
-  Usage *usage = user_data;
-  g_autoptr(GgA2gExchange) ex = usage->ex;
-  g_autoptr(JsonArray) budgets = gg_a2g_store_finish_pointer (GG_A2G_STORE (source), result, NULL);
-  g_autoptr(JsonObject) reply = gg_a2g_reply_new ();
+  g_autoptr(Usage) usage = user_data;
+  g_autoptr(GError) error = NULL;
+  GgA2gService *service = usage->ex->service;
 
-  json_object_set_int_member (reply, "sessions", MAX (usage->sessions, 0));
-  if (budgets != NULL && usage->game != NULL)
-    keep_game_budget (budgets, usage->game);
-  g_free (usage->game);
-  g_free (usage);
-  if (ex->service == NULL)
+  usage->budgets = gg_a2g_store_finish_pointer (GG_A2G_STORE (source), result, &error);
+  if (usage->budgets == NULL)
+    {
+      gg_a2g_exchange_reply_error (usage->ex, error);
+      return;
+    }
+  if (usage->game != NULL)
+    keep_game_budget (usage->budgets, usage->game);
+  if (service == NULL)
     return;
-  gg_a2g_stats_add_counts (ex->service->stats, reply);
-  json_object_set_array_member (reply, "budgets", budgets != NULL ? g_steal_pointer (&budgets) : json_array_new ());
-  gg_a2g_exchange_reply (ex, 200, reply);
+  gg_a2g_stats_flush_async (service->stats, on_flushed, g_steal_pointer (&usage));
 }
 
 static void
@@ -59,10 +96,17 @@ on_counted (GObject      *source,
             GAsyncResult *result,
             gpointer      user_data)
 {
-  Usage *usage = user_data;
+  g_autoptr(Usage) usage = user_data;
+  g_autoptr(GError) error = NULL;
+  GCancellable *cancellable = usage->ex->cancellable;
 
-  usage->sessions = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, NULL);
-  gg_a2g_store_budget_list_async (GG_A2G_STORE (source), "game:", usage->ex->cancellable, on_budgets, usage);
+  usage->sessions = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, &error);
+  if (usage->sessions < 0)
+    {
+      gg_a2g_exchange_reply_error (usage->ex, error);
+      return;
+    }
+  gg_a2g_store_budget_list_async (GG_A2G_STORE (source), "game:", cancellable, on_budgets, g_steal_pointer (&usage));
 }
 
 /**
