@@ -11,55 +11,16 @@
  */
 #include "config.h"
 
-#include <signal.h>
-#include <sys/prctl.h>
 #include <string.h>
 
-#include <glib/gstdio.h>
-
+#include "a2g-test-redis.h"
 #include "a2g-test-util.h"
 
 #define CLIENT "c_5f1c9a27e04b7d13"
 #define OTHER "c_0a1b2c3d4e5f6a7b"
 
-static char *redis_dir;
-static char *redis_socket;
-static GSubprocess *redis;
+static A2gRedis *redis;
 static guint prefix_counter;
-
-static void
-die_with_parent (gpointer user_data)
-{
-  (void) user_data;
-  prctl (PR_SET_PDEATHSIG, SIGKILL);
-}
-
-static void
-redis_start (void)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
-                                                                       G_SUBPROCESS_FLAGS_STDERR_SILENCE);
-
-  /* A test that aborts leaves no server behind. */
-  g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
-  redis = g_subprocess_launcher_spawn (launcher, &error, "redis-server",
-                                       "--unixsocket", redis_socket, "--unixsocketperm", "700", "--port", "0",
-                                       "--save", "", "--appendonly", "no", "--dir", redis_dir, NULL);
-  g_assert_no_error (error);
-  for (guint i = 0; i < 500 && !g_file_test (redis_socket, G_FILE_TEST_EXISTS); i++)
-    g_usleep (10000);
-  g_assert_true (g_file_test (redis_socket, G_FILE_TEST_EXISTS));
-}
-
-static void
-redis_stop (void)
-{
-  g_subprocess_send_signal (redis, SIGTERM);
-  g_assert_true (g_subprocess_wait (redis, NULL, NULL));
-  g_clear_object (&redis);
-  g_unlink (redis_socket);
-}
 
 /* A replica on the shared Redis; each test its own key prefix. The model
  * always answers @action. */
@@ -68,7 +29,7 @@ replica (const char *action, const char *extra, guint prefix)
 {
   g_autofree char *config = g_strdup_printf ("[a2g]\nmodel={\"type\":\"scripted\",\"fallback\":{\"json\":"
                                              "{\"reason\":\"r\",\"action\":\"%s\",\"confidence\":70}}}\n"
-                                             "redis=unix:%s\nredis-prefix=t%u:\n%s", action, redis_socket,
+                                             "redis=unix:%s\nredis-prefix=t%u:\n%s", action, redis->socket,
                                              prefix, extra != NULL ? extra : "");
 
   return a2g_service_start (config);
@@ -329,7 +290,7 @@ test_redis_lost (void)
 
   a2g_assert_json (before, "{\"a2g\":\"0.1\",\"decisions\":[{\"entity\":\"freighter-1\",\"decision_id\":\"*\","
                            "\"action\":\"run\",\"source\":\"model\",\"confidence\":70,\"ttl_ms\":2000,\"reason\":\"r\"}]}");
-  redis_stop ();
+  a2g_redis_stop (redis);
   for (guint i = 0; i < 3; i++)
     {
       g_autoptr(A2gResponse) fallback = a2g_post (a, "/v1/decide", token, body);
@@ -346,7 +307,7 @@ test_redis_lost (void)
       a2g_assert_json (session->body, "{\"a2g\":\"0.1\",\"ok\":false,\"error\":\"The shared store is unreachable.\","
                                       "\"code\":\"unavailable\"}");
     }
-  redis_start ();
+  a2g_redis_start (redis);
   /* Each replica reconnects by itself (backoff at most 5 s). */
   for (guint i = 0; i < 200 && !back; i++)
     {
@@ -374,20 +335,15 @@ test_redis_lost (void)
 int
 main (int argc, char **argv)
 {
-  g_autoptr(GError) error = NULL;
-  g_autofree char *server = g_find_program_in_path ("redis-server");
   int status;
 
   g_test_init (&argc, &argv, NULL);
-  if (server == NULL)
+  if (!a2g_redis_available ())
     {
       g_print ("1..0 # SKIP redis-server is not installed\n");
       return 77;
     }
-  redis_dir = g_dir_make_tmp ("gg-a2g-redis-XXXXXX", &error);
-  g_assert_no_error (error);
-  redis_socket = g_build_filename (redis_dir, "redis.sock", NULL);
-  redis_start ();
+  redis = a2g_redis_new ();
   g_test_add_func ("/a2g/redis/session-and-cache", test_session_and_cache);
   g_test_add_func ("/a2g/redis/report-once", test_report_once);
   g_test_add_func ("/a2g/redis/replay", test_replay_across);
@@ -395,9 +351,6 @@ main (int argc, char **argv)
   g_test_add_func ("/a2g/redis/budget", test_budget_across);
   g_test_add_func ("/a2g/redis/lost", test_redis_lost);
   status = g_test_run ();
-  redis_stop ();
-  g_rmdir (redis_dir);
-  g_free (redis_socket);
-  g_free (redis_dir);
+  a2g_redis_free (redis);
   return status;
 }
