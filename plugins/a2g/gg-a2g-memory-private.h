@@ -1,7 +1,8 @@
 /* gg-a2g-memory-private.h: what the two files of the in-memory store share
  * (gg-a2g-memory-store.c: sessions, manifests, cache, buckets, budgets;
  * gg-a2g-memory-session.c: what each session holds: records, replays,
- * telemetry).
+ * telemetry; gg-a2g-memory-jti.c and gg-a2g-memory-sub.c: join tokens'
+ * jtis and players' concurrent sessions).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -67,6 +68,8 @@ struct _GgA2gMemoryStore {
   gint64 next_reservation;
   GHashTable *buckets;     /* name -> Bucket */
   GHashTable *jtis;        /* join token jti -> gint64* wall-clock expiry (s) */
+  GHashTable *subs;        /* "<game>/<sub>" -> (client_id -> gint64* pending until, monotonic us) */
+  GHashTable *sub_owners;  /* client_id -> "<game>/<sub>" that claimed it last */
   guint sweep_id;
 };
 
@@ -77,6 +80,8 @@ void        _gg_a2g_memory_replay_free  (Replay *replay);
 void        _gg_a2g_memory_session_iface_init (GgA2gStoreInterface *iface);
 void        _gg_a2g_memory_jti_iface_init (GgA2gStoreInterface *iface);
 void        _gg_a2g_memory_jti_sweep      (GgA2gMemoryStore *self);
+void        _gg_a2g_memory_sub_iface_init (GgA2gStoreInterface *iface);
+void        _gg_a2g_memory_sub_sweep      (GgA2gMemoryStore *self);
 
 /* Every operation completes through a GTask whose source is the store. */
 #define RETURN_POINTER(value, destroy) \

@@ -85,3 +85,32 @@ a2g_redis_free (A2gRedis *redis)
   g_free (redis->dir);
   g_free (redis);
 }
+
+/**
+ * a2g_redis_cli:
+ * @args: one command and its arguments, NULL-terminated
+ *
+ * Returns: what `redis-cli` printed for the command, without the final newline
+ */
+char *
+a2g_redis_cli (A2gRedis           *redis,
+               const char * const *args)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  char *out = NULL;
+  int status = -1;
+
+  g_ptr_array_add (argv, "redis-cli");
+  g_ptr_array_add (argv, "-s");
+  g_ptr_array_add (argv, redis->socket);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                &out, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (status, ==, 0);
+  g_strchomp (out);
+  return out;
+}

@@ -22,5 +22,7 @@ A2gRedis *a2g_redis_new       (void);
 void      a2g_redis_start     (A2gRedis *redis);
 void      a2g_redis_stop      (A2gRedis *redis);
 void      a2g_redis_free      (A2gRedis *redis);
+char     *a2g_redis_cli       (A2gRedis           *redis,
+                               const char * const *args);
 
 G_END_DECLS
