@@ -5,7 +5,9 @@
  * credential to open a session; it still issues a session token, which
  * every later request of that client_id must carry. A second call for the
  * same client_id renews: new token, the previous one accepted for the
- * grace period (30 s), context, memory and usage kept.
+ * grace period (30 s), context, memory and usage kept. In the client
+ * profile a player (the join token's sub) has at most
+ * `max-sessions-per-sub` live sessions (the store's sub_session_claim).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -196,8 +198,8 @@ on_sub_claimed (GObject      *source,
     }
   if (wait_ms != 0)
     {
-      /* Until the player's soonest session could end: a retry before that
-       * would be refused again (the join token is not spent). */
+      /* Until the soonest of the player's sessions could end by itself
+       * (the join token is not spent: a retry may use it). */
       g_autofree char *seconds = g_strdup_printf ("%" G_GSSIZE_FORMAT, MAX ((wait_ms + 999) / 1000, 1));
 
       soup_message_headers_replace (soup_server_message_get_response_headers (open->ex->msg), "Retry-After",
