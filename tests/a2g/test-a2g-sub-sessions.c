@@ -5,8 +5,9 @@
  * with Retry-After (its join token not spent), another player is not held
  * back, a renewal of one of them is admitted and never counts twice, and a
  * session that ends by not being used frees its slot while one that is
- * used keeps it. The same on two replicas sharing a real redis-server,
- * sessions opened alternately on both.
+ * used keeps it, for as long as it is used. The same on two replicas
+ * sharing a real redis-server, sessions opened and used alternately on
+ * both, and the player's keys expiring there.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -156,6 +157,16 @@ need_redis (void)
   return TRUE;
 }
 
+/* The least Retry-After of a player whose sessions (TTL 60 s) were all
+ * opened or used after @since: what is left of the TTL, less a second. */
+static guint64
+least_wait (gint64 since)
+{
+  gint64 left_s = 60 - (g_get_monotonic_time () - since) / G_USEC_PER_SEC - 1;
+
+  return (guint64) MAX (left_s, 1);
+}
+
 /* N sessions of one player, alternately on @a and @b (the same service in
  * memory): the N+1th is refused on both. */
 static void
@@ -166,6 +177,7 @@ check_limit (A2gService *a,
   const char *clients[] = { "c_sub_limit_0001", "c_sub_limit_0002", "c_sub_limit_0003" };
   A2gJoin join = a2g_join_good ();
   g_autofree char *unspent = NULL;
+  gint64 since = g_get_monotonic_time ();
 
   for (guint i = 0; i < G_N_ELEMENTS (clients); i++)
     {
@@ -173,13 +185,13 @@ check_limit (A2gService *a,
     }
   /* The fourth: the soonest of the three could end a session TTL (60 s)
    * from its opening, if unused. */
-  refused_as (on[1], "c_sub_limit_0004", PLAYER, 58, 60);
+  refused_as (on[1], "c_sub_limit_0004", PLAYER, least_wait (since), 60);
   unspent = a2g_join_token (&join);
   g_ptr_array_add (secrets, g_strdup (unspent));
   {
     g_autoptr(A2gResponse) response = open_as (on[0], "c_sub_limit_0004", PLAYER, unspent);
 
-    assert_refused (response, 58, 60);
+    assert_refused (response, least_wait (since), 60);
   }
   /* Another player of the same game is not held back. */
   {
@@ -202,8 +214,8 @@ check_limit (A2gService *a,
     g_autofree char *token = opened (on[0], clients[2], PLAYER);
   }
   /* Renewals never count twice: still three. */
-  refused_as (on[0], "c_sub_limit_0006", PLAYER, 58, 60);
-  refused_as (on[1], "c_sub_limit_0006", PLAYER, 58, 60);
+  refused_as (on[0], "c_sub_limit_0006", PLAYER, least_wait (since), 60);
+  refused_as (on[1], "c_sub_limit_0006", PLAYER, least_wait (since), 60);
   assert_no_secrets (a);
   assert_no_secrets (b);
 }
@@ -231,8 +243,10 @@ test_limit_redis (void)
   a2g_service_stop (b);
 }
 
-/* With a session TTL of 4 s and two sessions per player: the one not
+/* With a session TTL of TTL_S and two sessions per player: the one not
  * used ends and frees its slot; the one used keeps its own. */
+#define TTL_S 5
+
 static void
 check_expiry (A2gService *a,
               A2gService *b)
@@ -240,17 +254,20 @@ check_expiry (A2gService *a,
   g_autofree char *kept = opened (a, "c_sub_ttl_0001", PLAYER);
   g_autofree char *idle = opened (b, "c_sub_ttl_0002", PLAYER);
   gint64 idle_opened = g_get_monotonic_time ();
+  guint uses = 0;
 
-  refused_as (a, "c_sub_ttl_0003", PLAYER, 1, 4);
-  g_usleep (2 * G_USEC_PER_SEC);
-  use_session (b, "c_sub_ttl_0001", kept);
-  refused_as (b, "c_sub_ttl_0003", PLAYER, 1, 2);
-  /* Past the idle one's end (its TTL, plus a margin), within the kept one's. */
-  g_usleep (MAX (idle_opened + 4500 * 1000 - g_get_monotonic_time (), 0));
+  refused_as (a, "c_sub_ttl_0003", PLAYER, 1, TTL_S);
+  /* Past the idle one's end (its TTL, plus a margin), the kept one used
+   * all along, on both replicas in turn. */
+  while (g_get_monotonic_time () < idle_opened + (TTL_S * 1000 + 500) * 1000)
+    {
+      use_session (uses++ % 2 == 0 ? b : a, "c_sub_ttl_0001", kept);
+      g_usleep (500 * 1000);
+    }
   {
     g_autofree char *token = opened (a, "c_sub_ttl_0003", PLAYER);
   }
-  refused_as (b, "c_sub_ttl_0004", PLAYER, 1, 4);
+  refused_as (b, "c_sub_ttl_0004", PLAYER, 1, TTL_S);
   use_session (a, "c_sub_ttl_0001", kept);
   assert_no_secrets (a);
   assert_no_secrets (b);
@@ -261,7 +278,7 @@ test_expiry (void)
 {
   A2gService *service;
 
-  services_start ("max-sessions-per-sub=2\nsession-ttl=4\n" FAST_OPENINGS, &service, NULL);
+  services_start ("max-sessions-per-sub=2\nsession-ttl=" G_STRINGIFY (TTL_S) "\n" FAST_OPENINGS, &service, NULL);
   check_expiry (service, service);
   a2g_service_stop (service);
 }
@@ -273,11 +290,11 @@ test_expiry_redis (void)
 
   if (!need_redis ())
     return;
-  services_start ("max-sessions-per-sub=2\nsession-ttl=4\n" FAST_OPENINGS, &a, &b);
+  services_start ("max-sessions-per-sub=2\nsession-ttl=" G_STRINGIFY (TTL_S) "\n" FAST_OPENINGS, &a, &b);
   check_expiry (a, b);
   {
     /* The player's claims and a session's owner expire (idle: within the
-     * TTL and the pending time, 4 s each), they do not live forever. */
+     * TTL and the pending time, TTL_S each), they do not live forever. */
     g_autofree char *set = g_strdup_printf ("t%u:u:orbital-freight/" PLAYER, prefix_counter);
     g_autofree char *owner = g_strdup_printf ("t%u:{s:c_sub_ttl_0001}:sub", prefix_counter);
     const char *set_ttl[] = { "PTTL", set, NULL };
@@ -289,12 +306,56 @@ test_expiry_redis (void)
 
     g_test_message ("PTTL %s %s, %s; members: %s", set_ms, owner_ms, owner, claims);
     g_assert_cmpint (g_ascii_strtoll (set_ms, NULL, 10), >, 0);
-    g_assert_cmpint (g_ascii_strtoll (set_ms, NULL, 10), <=, 8000);
+    g_assert_cmpint (g_ascii_strtoll (set_ms, NULL, 10), <=, 2 * TTL_S * 1000);
     g_assert_cmpint (g_ascii_strtoll (owner_ms, NULL, 10), >, 0);
-    g_assert_cmpint (g_ascii_strtoll (owner_ms, NULL, 10), <=, 4000);
+    g_assert_cmpint (g_ascii_strtoll (owner_ms, NULL, 10), <=, 2 * TTL_S * 1000);
     /* The session that ended is no longer one of the player's. */
     g_assert_cmpstr (claims, ==, "c_sub_ttl_0001\nc_sub_ttl_0003");
   }
+  a2g_service_stop (a);
+  a2g_service_stop (b);
+}
+
+/* A session used for longer than its player's claims would live unused
+ * (TTL 2 s, pending 2 s: 4 s) still counts: each use renews them. */
+static void
+check_kept_alive (A2gService *a,
+                  A2gService *b)
+{
+  g_autofree char *kept = opened (a, "c_sub_alive_0001", PLAYER);
+  gint64 start = g_get_monotonic_time ();
+  guint uses = 0;
+
+  while (g_get_monotonic_time () < start + 5 * G_USEC_PER_SEC)
+    {
+      use_session (uses++ % 2 == 0 ? b : a, "c_sub_alive_0001", kept);
+      g_usleep (400 * 1000);
+    }
+  refused_as (b, "c_sub_alive_0002", PLAYER, 1, 2);
+  refused_as (a, "c_sub_alive_0002", PLAYER, 1, 2);
+  assert_no_secrets (a);
+  assert_no_secrets (b);
+}
+
+static void
+test_kept_alive (void)
+{
+  A2gService *service;
+
+  services_start ("max-sessions-per-sub=1\nsession-ttl=2\n" FAST_OPENINGS, &service, NULL);
+  check_kept_alive (service, service);
+  a2g_service_stop (service);
+}
+
+static void
+test_kept_alive_redis (void)
+{
+  A2gService *a, *b;
+
+  if (!need_redis ())
+    return;
+  services_start ("max-sessions-per-sub=1\nsession-ttl=2\n" FAST_OPENINGS, &a, &b);
+  check_kept_alive (a, b);
   a2g_service_stop (a);
   a2g_service_stop (b);
 }
@@ -327,9 +388,11 @@ main (int    argc,
     redis = a2g_redis_new ();
   g_test_add_func ("/a2g/sub-sessions/limit", test_limit);
   g_test_add_func ("/a2g/sub-sessions/expiry", test_expiry);
+  g_test_add_func ("/a2g/sub-sessions/kept-alive", test_kept_alive);
   g_test_add_func ("/a2g/sub-sessions/unlimited", test_unlimited);
   g_test_add_func ("/a2g/sub-sessions/redis/limit", test_limit_redis);
   g_test_add_func ("/a2g/sub-sessions/redis/expiry", test_expiry_redis);
+  g_test_add_func ("/a2g/sub-sessions/redis/kept-alive", test_kept_alive_redis);
   status = g_test_run ();
   if (redis != NULL)
     a2g_redis_free (redis);
