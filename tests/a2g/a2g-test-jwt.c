@@ -1,4 +1,5 @@
-/* a2g-test-jwt.c: the client profile's test fixtures (see a2g-test-jwt.h).
+/* a2g-test-jwt.c: keys, join tokens and client-profile requests of the
+ * a2g tests (see a2g-test-jwt.h).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -42,7 +43,7 @@ read_text (const char *path)
   return text;
 }
 
-/** a2g_jwt_keys_make: makes the keys (in a temporary directory) and hashes the test manifest */
+/** a2g_jwt_keys_make: makes the keys in a temporary directory */
 void
 a2g_jwt_keys_make (void)
 {
@@ -80,7 +81,7 @@ a2g_jwt_keys_make (void)
   a2g_jwt_keys.hash = gg_a2g_canonical_hash (node);
 }
 
-/** a2g_jwt_keys_free: removes the keys' files and frees them */
+/** a2g_jwt_keys_free: removes the keys and their directory */
 void
 a2g_jwt_keys_free (void)
 {
@@ -92,43 +93,49 @@ a2g_jwt_keys_free (void)
       g_unlink (path);
     }
   g_rmdir (a2g_jwt_keys.dir);
-  g_clear_pointer (&a2g_jwt_keys.dir, g_free);
-  g_clear_pointer (&a2g_jwt_keys.es_private, g_free);
-  g_clear_pointer (&a2g_jwt_keys.es_public, g_free);
-  g_clear_pointer (&a2g_jwt_keys.rsa_private, g_free);
-  g_clear_pointer (&a2g_jwt_keys.rsa_public, g_free);
-  g_clear_pointer (&a2g_jwt_keys.rogue_private, g_free);
-  g_clear_pointer (&a2g_jwt_keys.hash, g_free);
+  g_free (a2g_jwt_keys.dir);
+  g_free (a2g_jwt_keys.es_private);
+  g_free (a2g_jwt_keys.es_public);
+  g_free (a2g_jwt_keys.rsa_private);
+  g_free (a2g_jwt_keys.rsa_public);
+  g_free (a2g_jwt_keys.rogue_private);
+  g_free (a2g_jwt_keys.hash);
+  memset (&a2g_jwt_keys, 0, sizeof a2g_jwt_keys);
 }
 
 /**
- * a2g_client_config:
- * @extra: (nullable): more [a2g] lines
+ * a2g_jwt_client_config:
+ * @extra: (nullable): more lines of [a2g]
  *
- * Returns: a client-profile configuration (behind a declared TLS proxy)
- * registering the game, its manifest and the ES256 and RS256 keys
+ * Returns: (transfer full): the client profile behind a declared TLS proxy,
+ *   the game's two keys registered, the test manifest's hash allowed
  */
 char *
-a2g_client_config (const char *extra)
+a2g_jwt_client_config (const char *extra)
 {
   g_autofree char *es_pub = path_in ("es.pub.pem");
   g_autofree char *rsa_pub = path_in ("rsa.pub.pem");
 
-  return g_strdup_printf ("[a2g]\nprofile=client\nbehind-tls-proxy=true\nservice-id=" A2G_TEST_SERVICE_ID "\n"
+  return g_strdup_printf ("[a2g]\nprofile=client\nbehind-tls-proxy=true\nservice-id=" A2G_SERVICE_ID "\n"
                           "games=orbital-freight\norbital-freight.join-keys=studio-es:ES256:%s, studio-rsa:RS256:%s\n"
                           "orbital-freight.manifests=%s\n%s", es_pub, rsa_pub, a2g_jwt_keys.hash,
                           extra != NULL ? extra : "");
 }
 
-/** a2g_join_good: Returns: a valid join token's claims (player "p_7f3a9c", 10 minutes) */
+/** a2g_join_good: Returns: a join token's claims that are all right */
 A2gJoin
 a2g_join_good (void)
 {
-  return (A2gJoin) { "studio-es", JWT_ALG_ES256, a2g_jwt_keys.es_private, A2G_TEST_SERVICE_ID, "orbital-freight",
+  return (A2gJoin) { "studio-es", JWT_ALG_ES256, a2g_jwt_keys.es_private, A2G_SERVICE_ID, "orbital-freight",
                      a2g_jwt_keys.hash, "p_7f3a9c", 600, NULL };
 }
 
-/** a2g_join_token: @join: the claims. Returns: the signed join token */
+/**
+ * a2g_join_token:
+ * @join: the claims
+ *
+ * Returns: (transfer full): the signed token (a fresh jti unless @join names one)
+ */
 char *
 a2g_join_token (const A2gJoin *join)
 {
@@ -164,9 +171,12 @@ a2g_join_token (const A2gJoin *join)
 
 /**
  * a2g_proxied_post:
- * @bearer: (nullable): the Authorization credential
+ * @service: a service behind a declared TLS proxy
+ * @path: the path
+ * @bearer: (nullable): the Authorization bearer
+ * @body: a JSON body
  *
- * POSTs JSON as the TLS-terminating proxy forwards it (X-Forwarded-Proto).
+ * Returns: (transfer full): the answer to a POST as the proxy forwards it
  */
 A2gResponse *
 a2g_proxied_post (A2gService *service,
@@ -181,26 +191,40 @@ a2g_proxied_post (A2gService *service,
   return a2g_request (service, "POST", path, headers, body);
 }
 
-/** a2g_client_open: POST /v1/session for @client_id with the manifest and @join_token (nullable) */
+/**
+ * a2g_join_open:
+ * @service: a client-profile service
+ * @client_id: the session's client_id
+ * @token: (nullable): the join token
+ *
+ * Returns: (transfer full): the answer to /v1/session with the test manifest
+ */
 A2gResponse *
-a2g_client_open (A2gService *service,
-                 const char *client_id,
-                 const char *join_token)
+a2g_join_open (A2gService *service,
+               const char *client_id,
+               const char *token)
 {
   g_autofree char *body = g_strdup_printf ("{\"a2g\":\"0.1\",\"client_id\":\"%s\",\"game\":\"orbital-freight\","
                                            "\"manifest\":%s}", client_id, a2g_test_manifest);
 
-  return a2g_proxied_post (service, "/v1/session", join_token, body);
+  return a2g_proxied_post (service, "/v1/session", token, body);
 }
 
-/** a2g_client_open_session: opens with a fresh good join token. Returns: the session token */
+/**
+ * a2g_join_session:
+ * @service: a client-profile service
+ * @client_id: the session's client_id
+ *
+ * Returns: (transfer full): the session token of a session opened with a
+ *   fresh good join token
+ */
 char *
-a2g_client_open_session (A2gService *service,
-                         const char *client_id)
+a2g_join_session (A2gService *service,
+                  const char *client_id)
 {
   A2gJoin join = a2g_join_good ();
   g_autofree char *token = a2g_join_token (&join);
-  g_autoptr(A2gResponse) response = a2g_client_open (service, client_id, token);
+  g_autoptr(A2gResponse) response = a2g_join_open (service, client_id, token);
   g_autoptr(JsonObject) object = NULL;
 
   g_test_message ("%s", response->body);
@@ -209,17 +233,34 @@ a2g_client_open_session (A2gService *service,
   return g_strdup (json_object_get_string_member (object, "session_token"));
 }
 
-/** a2g_assert_error: @response is @status with exactly this A2G error body */
-void
-a2g_assert_error (A2gResponse *response,
-                  guint        status,
-                  const char  *message,
-                  const char  *code)
+/**
+ * a2g_proxied_decide:
+ * @service: a service behind a declared TLS proxy
+ * @client_id: the session's client_id
+ * @token: its session token
+ * @entry: one decide entry (JSON)
+ *
+ * Returns: (transfer full): "SOURCE ACTION REASON" (reason "-" when none),
+ *   or "FALLBACK CODE"
+ */
+char *
+a2g_proxied_decide (A2gService *service,
+                    const char *client_id,
+                    const char *token,
+                    const char *entry)
 {
-  g_autofree char *expected = g_strdup_printf ("{\"a2g\":\"0.1\",\"ok\":false,\"error\":\"%s\",\"code\":\"%s\"}",
-                                               message, code);
+  g_autofree char *body = g_strdup_printf ("{\"client_id\":\"%s\",\"epoch\":1,\"entities\":[%s]}", client_id, entry);
+  g_autoptr(A2gResponse) response = a2g_proxied_post (service, "/v1/decide", token, body);
+  g_autoptr(JsonObject) object = NULL;
+  JsonObject *decision;
 
-  g_test_message ("%u %s", response->status, response->body);
-  g_assert_cmpuint (response->status, ==, status);
-  a2g_assert_json (response->body, expected);
+  g_assert_cmpuint (response->status, ==, 200);
+  object = a2g_json (response);
+  decision = json_array_get_object_element (json_object_get_array_member (object, "decisions"), 0);
+  if (json_object_has_member (decision, "code"))
+    return g_strdup_printf ("FALLBACK %s", json_object_get_string_member (decision, "code"));
+  return g_strdup_printf ("%s %s %s", json_object_get_string_member (decision, "source"),
+                          json_object_get_string_member (decision, "action"),
+                          json_object_has_member (decision, "reason") ?
+                          json_object_get_string_member (decision, "reason") : "-");
 }

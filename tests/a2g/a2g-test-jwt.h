@@ -1,8 +1,8 @@
-/* a2g-test-jwt.h: the client profile's test fixtures, shared by the tests
- * that open sessions with join tokens: the studio's keys (ES256, RS256 and
- * an unregistered one, made with openssl at test time), a client-profile
- * configuration registering them, join tokens made with libjwt, and
- * requests as they arrive through the declared TLS proxy.
+/* a2g-test-jwt.h: what the client-profile tests share: the studio's keys
+ * (ES256 and RS256, and one nobody registered, made with openssl at test
+ * time), join tokens signed with libjwt with any claim changed, the
+ * client-profile configuration that registers those keys, and requests
+ * (sessions, decisions) as the declared TLS proxy forwards them.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -14,7 +14,7 @@
 
 G_BEGIN_DECLS
 
-#define A2G_TEST_SERVICE_ID "a2g.orbital-freight.example"
+#define A2G_SERVICE_ID "a2g.orbital-freight.example"
 
 typedef struct {
   char *dir;
@@ -25,6 +25,7 @@ typedef struct {
   guint serial;
 } A2gJwtKeys;
 
+/* Made by a2g_jwt_keys_make(), once per test program. */
 extern A2gJwtKeys a2g_jwt_keys;
 
 /* What a join token carries; NULL members are left out. */
@@ -40,23 +41,23 @@ typedef struct {
   const char *jti;     /* NULL: a fresh one; "-": none */
 } A2gJoin;
 
-void         a2g_jwt_keys_make     (void);
-void         a2g_jwt_keys_free     (void);
-char        *a2g_client_config     (const char *extra);
-A2gJoin      a2g_join_good         (void);
-char        *a2g_join_token        (const A2gJoin *join);
-A2gResponse *a2g_proxied_post      (A2gService *service,
-                                    const char *path,
-                                    const char *bearer,
-                                    const char *body);
-A2gResponse *a2g_client_open       (A2gService *service,
-                                    const char *client_id,
-                                    const char *join_token);
-char        *a2g_client_open_session (A2gService *service,
-                                      const char *client_id);
-void         a2g_assert_error      (A2gResponse *response,
-                                    guint        status,
-                                    const char  *message,
-                                    const char  *code);
+void         a2g_jwt_keys_make      (void);
+void         a2g_jwt_keys_free      (void);
+char        *a2g_jwt_client_config  (const char *extra);
+A2gJoin      a2g_join_good          (void);
+char        *a2g_join_token         (const A2gJoin *join);
+A2gResponse *a2g_proxied_post       (A2gService *service,
+                                     const char *path,
+                                     const char *bearer,
+                                     const char *body);
+A2gResponse *a2g_join_open          (A2gService *service,
+                                     const char *client_id,
+                                     const char *token);
+char        *a2g_join_session       (A2gService *service,
+                                     const char *client_id);
+char        *a2g_proxied_decide     (A2gService *service,
+                                     const char *client_id,
+                                     const char *token,
+                                     const char *entry);
 
 G_END_DECLS

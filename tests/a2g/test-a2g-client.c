@@ -17,9 +17,23 @@
 
 #define CLIENT "c_5f1c9a27e04b7d13"
 #define OTHER "c_0a1b2c3d4e5f6a7b"
-#define SERVICE_ID A2G_TEST_SERVICE_ID
+#define SERVICE_ID A2G_SERVICE_ID
 #define ANSWER(reason, action, confidence) \
   "{\"json\":{\"reason\":\"" reason "\",\"action\":\"" action "\",\"confidence\":" #confidence "}}"
+
+static void
+assert_error (A2gResponse *response,
+              guint        status,
+              const char  *message,
+              const char  *code)
+{
+  g_autofree char *expected = g_strdup_printf ("{\"a2g\":\"0.1\",\"ok\":false,\"error\":\"%s\",\"code\":\"%s\"}",
+                                               message, code);
+
+  g_test_message ("%u %s", response->status, response->body);
+  g_assert_cmpuint (response->status, ==, status);
+  a2g_assert_json (response->body, expected);
+}
 
 static void
 assert_join_refused (A2gService *service,
@@ -27,9 +41,9 @@ assert_join_refused (A2gService *service,
                      guint       status,
                      const char *message)
 {
-  g_autoptr(A2gResponse) response = a2g_client_open (service, CLIENT, token);
+  g_autoptr(A2gResponse) response = a2g_join_open (service, CLIENT, token);
 
-  a2g_assert_error (response, status, message, status == 401 ? "unauthorized" : "forbidden");
+  assert_error (response, status, message, status == 401 ? "unauthorized" : "forbidden");
   if (token != NULL && token[0] != '\0')
     a2g_assert_no_secret (service, token);
 }
@@ -48,17 +62,16 @@ tampered (const char *token)
 static void
 test_join_tokens (void)
 {
-  g_autofree char *config = a2g_client_config (NULL);
+  g_autofree char *config = a2g_jwt_client_config (NULL);
   A2gService *service = a2g_service_start (config);
-  const A2gJwtKeys *keys = &a2g_jwt_keys;
   A2gJoin join = a2g_join_good ();
   g_autofree char *good = a2g_join_token (&join);
-  g_autoptr(A2gResponse) first = a2g_client_open (service, CLIENT, good);
-  g_autoptr(A2gResponse) replay = a2g_client_open (service, OTHER, good);
+  g_autoptr(A2gResponse) first = a2g_join_open (service, CLIENT, good);
+  g_autoptr(A2gResponse) replay = a2g_join_open (service, OTHER, good);
 
   g_assert_cmpuint (first->status, ==, 200);
   /* Single use: the same jti again, even for another client. */
-  a2g_assert_error (replay, 401, "Join token already used.", "unauthorized");
+  assert_error (replay, 401, "Join token already used.", "unauthorized");
   {
     A2gJoin rsa = a2g_join_good ();
     g_autofree char *token = NULL;
@@ -66,12 +79,13 @@ test_join_tokens (void)
 
     rsa.kid = "studio-rsa";
     rsa.alg = JWT_ALG_RS256;
-    rsa.key = keys->rsa_private;
+    rsa.key = a2g_jwt_keys.rsa_private;
     token = a2g_join_token (&rsa);
-    response = a2g_client_open (service, OTHER, token);
+    response = a2g_join_open (service, OTHER, token);
     g_assert_cmpuint (response->status, ==, 200);
   }
 
+  const A2gJwtKeys *keys = &a2g_jwt_keys;
   struct { const char *what; A2gJoin join; guint status; const char *message; } rows[] = {
     { "alg none", { "studio-es", JWT_ALG_NONE, NULL, SERVICE_ID, "orbital-freight", keys->hash, "p_1", 600, NULL },
       401, "Join token algorithm not allowed." },
@@ -121,7 +135,7 @@ test_join_tokens (void)
     g_autofree char *token = a2g_join_token (&fresh);
     g_autofree char *changed = tampered (token);
     g_autofree char *body = g_strdup_printf ("{\"a2g\":\"0.1\",\"client_id\":\"%s\",\"game\":\"orbital-freight\","
-                                             "\"manifest_hash\":\"%s\"}", CLIENT, keys->hash);
+                                             "\"manifest_hash\":\"%s\"}", CLIENT, a2g_jwt_keys.hash);
     g_autoptr(A2gResponse) by_hash = NULL;
 
     assert_join_refused (service, changed, 401, "Invalid join token signature.");
@@ -139,9 +153,9 @@ test_join_tokens (void)
 static void
 test_context (void)
 {
-  g_autofree char *config = a2g_client_config (NULL);
+  g_autofree char *config = a2g_jwt_client_config (NULL);
   A2gService *service = a2g_service_start (config);
-  g_autofree char *token = a2g_client_open_session (service, CLIENT);
+  g_autofree char *token = a2g_join_session (service, CLIENT);
   g_autoptr(A2gResponse) registered = a2g_proxied_post (service, "/v1/context", token,
                                                      "{\"client_id\":\"" CLIENT "\",\"scopes\":[\"station\"],"
                                                      "\"profiles\":{\"p1\":\"coward\"}}");
@@ -153,45 +167,23 @@ test_context (void)
 
   g_test_message ("%s", registered->body);
   g_assert_cmpuint (registered->status, ==, 200);
-  a2g_assert_error (texts, 403, "Free-form texts are not allowed in this profile.", "forbidden");
+  assert_error (texts, 403, "Free-form texts are not allowed in this profile.", "forbidden");
   g_assert_cmpuint (unknown->status, ==, 400);
   a2g_service_stop (service);
 }
 
-static char *
-decide_one (A2gService *service,
-            const char *client_id,
-            const char *token,
-            const char *entry)
-{
-  g_autofree char *body = g_strdup_printf ("{\"client_id\":\"%s\",\"epoch\":1,\"entities\":[%s]}", client_id, entry);
-  g_autoptr(A2gResponse) response = a2g_proxied_post (service, "/v1/decide", token, body);
-  g_autoptr(JsonObject) object = NULL;
-  JsonObject *decision;
-
-  g_assert_cmpuint (response->status, ==, 200);
-  object = a2g_json (response);
-  decision = json_array_get_object_element (json_object_get_array_member (object, "decisions"), 0);
-  if (json_object_has_member (decision, "code"))
-    return g_strdup_printf ("FALLBACK %s", json_object_get_string_member (decision, "code"));
-  return g_strdup_printf ("%s %s %s", json_object_get_string_member (decision, "source"),
-                          json_object_get_string_member (decision, "action"),
-                          json_object_has_member (decision, "reason") ?
-                          json_object_get_string_member (decision, "reason") : "-");
-}
-
 #define EXPECT(service, client, token, entry, expected) \
-  G_STMT_START { g_autofree char *got_ = decide_one (service, client, token, entry); \
+  G_STMT_START { g_autofree char *got_ = a2g_proxied_decide (service, client, token, entry); \
                  g_assert_cmpstr (got_, ==, expected); } G_STMT_END
 
 static void
 test_cache_isolation (void)
 {
   g_autofree char *model = a2g_model_config ("[" ANSWER ("a1", "flee", 70) "," ANSWER ("b1", "attack", 70) "]");
-  g_autofree char *config = a2g_client_config (model);
+  g_autofree char *config = a2g_jwt_client_config (model);
   A2gService *service = a2g_service_start (config);
-  g_autofree char *a = a2g_client_open_session (service, CLIENT);
-  g_autofree char *b = a2g_client_open_session (service, OTHER);
+  g_autofree char *a = a2g_join_session (service, CLIENT);
+  g_autofree char *b = a2g_join_session (service, OTHER);
   const char *pirate = "{\"entity\":\"p\",\"type\":\"pirate\",\"observations\":{\"hp\":35,\"target_distance\":900},"
                        "\"legal_actions\":[\"attack\",\"flee\",\"surrender\"]}";
 
@@ -208,7 +200,7 @@ test_cache_isolation (void)
 static void
 test_sub_rate (void)
 {
-  g_autofree char *config = a2g_client_config ("sub-open-rate=0.01\nsub-open-burst=2\n");
+  g_autofree char *config = a2g_jwt_client_config ("sub-open-rate=0.01\nsub-open-burst=2\n");
   A2gService *service = a2g_service_start (config);
   const char *clients[] = { "c_sub_rate_0001", "c_sub_rate_0002", "c_sub_rate_0003" };
 
@@ -216,14 +208,14 @@ test_sub_rate (void)
     {
       A2gJoin join = a2g_join_good ();
       g_autofree char *token = a2g_join_token (&join);
-      g_autoptr(A2gResponse) response = a2g_client_open (service, clients[i], token);
+      g_autoptr(A2gResponse) response = a2g_join_open (service, clients[i], token);
 
       if (i < 2)
         g_assert_cmpuint (response->status, ==, 200);
       else
         {
           /* The same player (sub) a third time: 429 with Retry-After. */
-          a2g_assert_error (response, 429, "Too many session requests for this player.", "rate_limited");
+          assert_error (response, 429, "Too many session requests for this player.", "rate_limited");
           g_assert_cmpuint (g_ascii_strtoull (soup_message_headers_get_one (response->headers, "Retry-After"),
                                               NULL, 10), >=, 1);
         }
@@ -236,7 +228,7 @@ test_sub_rate (void)
 
     join.sub = "p_other_player";
     token = a2g_join_token (&join);
-    response = a2g_client_open (service, "c_sub_rate_0004", token);
+    response = a2g_join_open (service, "c_sub_rate_0004", token);
     g_assert_cmpuint (response->status, ==, 200);
   }
   a2g_service_stop (service);

@@ -19,18 +19,15 @@
 #define CLIENT "c_5f1c9a27e04b7d13"
 #define OTHER "c_0a1b2c3d4e5f6a7b"
 
-static A2gRedis *redis;
-static guint prefix_counter;
-
 /* A replica on the shared Redis; each test its own key prefix. The model
  * always answers @action. */
 static A2gService *
 replica (const char *action, const char *extra, guint prefix)
 {
+  g_autofree char *redis = a2g_redis_config (prefix);
   g_autofree char *config = g_strdup_printf ("[a2g]\nmodel={\"type\":\"scripted\",\"fallback\":{\"json\":"
                                              "{\"reason\":\"r\",\"action\":\"%s\",\"confidence\":70}}}\n"
-                                             "redis=unix:%s\nredis-prefix=t%u:\n%s", action, redis->socket,
-                                             prefix, extra != NULL ? extra : "");
+                                             "%s%s", action, redis, extra != NULL ? extra : "");
 
   return a2g_service_start (config);
 }
@@ -64,7 +61,7 @@ decision_id (A2gService *service, const char *token, const char *body)
 static void
 test_session_and_cache (void)
 {
-  guint prefix = ++prefix_counter;
+  guint prefix = a2g_redis_new_prefix ();
   A2gService *a = replica ("flee", NULL, prefix), *b = replica ("flee", NULL, prefix);
   g_autofree char *token = a2g_open (a, CLIENT, NULL);
   g_autofree char *body = decide_body (CLIENT, "pirate-7", "pirate", "[\"attack\",\"flee\"]");
@@ -97,7 +94,7 @@ test_session_and_cache (void)
 static void
 test_report_once (void)
 {
-  guint prefix = ++prefix_counter;
+  guint prefix = a2g_redis_new_prefix ();
   A2gService *a = replica ("run", NULL, prefix), *b = replica ("run", NULL, prefix);
   g_autofree char *token = a2g_open (a, CLIENT, NULL);
   g_autofree char *other_token = a2g_open (b, OTHER, NULL);
@@ -125,7 +122,7 @@ test_report_once (void)
 static void
 test_replay_across (void)
 {
-  guint prefix = ++prefix_counter;
+  guint prefix = a2g_redis_new_prefix ();
   A2gService *a = replica ("run", NULL, prefix), *b = replica ("run", NULL, prefix);
   g_autofree char *token = a2g_open (a, CLIENT, NULL);
   const char *body = "{\"client_id\":\"" CLIENT "\",\"request_id\":\"r-1\",\"entities\":[{\"entity\":\"freighter-1\","
@@ -179,7 +176,7 @@ test_rate_across (void)
 {
   /* 20 decisions a second for the game, whichever replica takes them. */
   const char *extra = "game-rate=20\ngame-burst=5\nsession-rate=100000\nsession-burst=100000\nmax-model-calls=1000\n";
-  guint prefix = ++prefix_counter;
+  guint prefix = a2g_redis_new_prefix ();
   A2gService *a = replica ("run", extra, prefix), *b = replica ("run", extra, prefix);
   g_autofree char *token = a2g_open (a, CLIENT, NULL);
   guint taken = 0, busy = 0;
@@ -242,7 +239,7 @@ test_budget_across (void)
   /* The game's budget, 4000 tokens a day; every pirate decision reserves 800. */
   const char *extra = "game-token-budget=4000\ngame-rate=100000\ngame-burst=100000\nsession-rate=100000\n"
                       "session-burst=100000\nmax-model-calls=1000\n";
-  guint prefix = ++prefix_counter;
+  guint prefix = a2g_redis_new_prefix ();
   A2gService *a = replica ("flee", extra, prefix), *b = replica ("flee", extra, prefix);
   g_autofree char *token = a2g_open (a, CLIENT, NULL);
   g_autoptr(GString) body = g_string_new ("{\"client_id\":\"" CLIENT "\",\"entities\":[");
@@ -278,7 +275,7 @@ test_budget_across (void)
 static void
 test_redis_lost (void)
 {
-  guint prefix = ++prefix_counter;
+  guint prefix = a2g_redis_new_prefix ();
   const char *extra = "redis-timeout-ms=200\n";
   A2gService *a = replica ("run", extra, prefix), *b = replica ("run", extra, prefix);
   g_autofree char *token = a2g_open (a, CLIENT, NULL);
@@ -290,7 +287,7 @@ test_redis_lost (void)
 
   a2g_assert_json (before, "{\"a2g\":\"0.1\",\"decisions\":[{\"entity\":\"freighter-1\",\"decision_id\":\"*\","
                            "\"action\":\"run\",\"source\":\"model\",\"confidence\":70,\"ttl_ms\":2000,\"reason\":\"r\"}]}");
-  a2g_redis_stop (redis);
+  a2g_redis_stop ();
   for (guint i = 0; i < 3; i++)
     {
       g_autoptr(A2gResponse) fallback = a2g_post (a, "/v1/decide", token, body);
@@ -307,7 +304,7 @@ test_redis_lost (void)
       a2g_assert_json (session->body, "{\"a2g\":\"0.1\",\"ok\":false,\"error\":\"The shared store is unreachable.\","
                                       "\"code\":\"unavailable\"}");
     }
-  a2g_redis_start (redis);
+  a2g_redis_start ();
   /* Each replica reconnects by itself (backoff at most 5 s). */
   for (guint i = 0; i < 200 && !back; i++)
     {
@@ -338,12 +335,11 @@ main (int argc, char **argv)
   int status;
 
   g_test_init (&argc, &argv, NULL);
-  if (!a2g_redis_available ())
+  if (!a2g_redis_setup ())
     {
       g_print ("1..0 # SKIP redis-server is not installed\n");
       return 77;
     }
-  redis = a2g_redis_new ();
   g_test_add_func ("/a2g/redis/session-and-cache", test_session_and_cache);
   g_test_add_func ("/a2g/redis/report-once", test_report_once);
   g_test_add_func ("/a2g/redis/replay", test_replay_across);
@@ -351,6 +347,6 @@ main (int argc, char **argv)
   g_test_add_func ("/a2g/redis/budget", test_budget_across);
   g_test_add_func ("/a2g/redis/lost", test_redis_lost);
   status = g_test_run ();
-  a2g_redis_free (redis);
+  a2g_redis_teardown ();
   return status;
 }

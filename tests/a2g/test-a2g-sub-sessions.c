@@ -24,8 +24,7 @@
 /* No rate limit on openings gets in the way of the one tested here. */
 #define FAST_OPENINGS "sub-open-rate=1000\nsub-open-burst=1000\n"
 
-static A2gRedis *redis;
-static guint prefix_counter;
+static gboolean have_redis;
 
 /* Every join and session token a test used: none may reach the log. */
 static GPtrArray *secrets;
@@ -35,6 +34,46 @@ assert_no_secrets (A2gService *service)
 {
   for (guint i = 0; i < secrets->len; i++)
     a2g_assert_no_secret (service, g_ptr_array_index (secrets, i));
+}
+
+static void
+assert_error (A2gResponse *response,
+              guint        status,
+              const char  *message,
+              const char  *code)
+{
+  g_autofree char *expected = g_strdup_printf ("{\"a2g\":\"0.1\",\"ok\":false,\"error\":\"%s\",\"code\":\"%s\"}",
+                                               message, code);
+
+  g_test_message ("%u %s", response->status, response->body);
+  g_assert_cmpuint (response->status, ==, status);
+  a2g_assert_json (response->body, expected);
+}
+
+/* What `redis-cli` prints for one command to the tests' redis-server. */
+static char *
+redis_cli (const char * const *command)
+{
+  g_autofree char *lines = a2g_redis_config (0);   /* "redis=unix:<socket>\n…" */
+  char *socket = lines + strlen ("redis=unix:");
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  char *out = NULL;
+  int status = -1;
+
+  g_assert_true (g_str_has_prefix (lines, "redis=unix:"));
+  *strchr (socket, '\n') = '\0';
+  g_ptr_array_add (argv, "redis-cli");
+  g_ptr_array_add (argv, "-s");
+  g_ptr_array_add (argv, socket);
+  for (guint i = 0; command[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) command[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                &out, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (status, ==, 0);
+  return g_strchomp (out);
 }
 
 /* Opens @client_id as the player @sub with @join_token (NULL: a fresh one). */
@@ -55,7 +94,7 @@ open_as (A2gService *service,
       g_ptr_array_add (secrets, g_strdup (fresh));
       join_token = fresh;
     }
-  response = a2g_client_open (service, client_id, join_token);
+  response = a2g_join_open (service, client_id, join_token);
   g_test_message ("%s as %s: %u %s", client_id, sub, response->status, response->body);
   if (response->status == 200)
     {
@@ -91,7 +130,7 @@ assert_refused (A2gResponse *response,
   char *end = NULL;
   guint64 seconds;
 
-  a2g_assert_error (response, 429, TOO_MANY, "rate_limited");
+  assert_error (response, 429, TOO_MANY, "rate_limited");
   g_assert_nonnull (retry);
   seconds = g_ascii_strtoull (retry, &end, 10);
   g_assert_cmpstr (end, ==, "");
@@ -125,23 +164,28 @@ use_session (A2gService *service,
   g_assert_cmpuint (response->status, ==, 200);
 }
 
-/* Two services: one in memory (@b NULL), or two replicas on one Redis. */
+/* Two services: one in memory (@b NULL), or two replicas on one Redis
+ * under a new key prefix (@prefix). */
 static void
 services_start (const char  *extra,
                 A2gService **a,
-                A2gService **b)
+                A2gService **b,
+                guint       *prefix)
 {
+  g_autofree char *redis = NULL;
   g_autofree char *lines = NULL;
   g_autofree char *config = NULL;
 
   if (b == NULL)
     {
-      config = a2g_client_config (extra);
+      config = a2g_jwt_client_config (extra);
       *a = a2g_service_start (config);
       return;
     }
-  lines = g_strdup_printf ("%sredis=unix:%s\nredis-prefix=t%u:\n", extra, redis->socket, ++prefix_counter);
-  config = a2g_client_config (lines);
+  *prefix = a2g_redis_new_prefix ();
+  redis = a2g_redis_config (*prefix);
+  lines = g_strconcat (extra, redis, NULL);
+  config = a2g_jwt_client_config (lines);
   *a = a2g_service_start (config);
   *b = a2g_service_start (config);
 }
@@ -149,7 +193,7 @@ services_start (const char  *extra,
 static gboolean
 need_redis (void)
 {
-  if (redis == NULL)
+  if (!have_redis)
     {
       g_test_skip ("redis-server is not installed");
       return FALSE;
@@ -208,7 +252,7 @@ check_limit (A2gService *a,
     /* ...which is spent now. */
     g_autoptr(A2gResponse) again = open_as (on[0], clients[1], PLAYER, unspent);
 
-    a2g_assert_error (again, 401, "Join token already used.", "unauthorized");
+    assert_error (again, 401, "Join token already used.", "unauthorized");
   }
   {
     g_autofree char *token = opened (on[0], clients[2], PLAYER);
@@ -225,7 +269,7 @@ test_limit (void)
 {
   A2gService *service;
 
-  services_start ("max-sessions-per-sub=3\nsession-ttl=60\n" FAST_OPENINGS, &service, NULL);
+  services_start ("max-sessions-per-sub=3\nsession-ttl=60\n" FAST_OPENINGS, &service, NULL, NULL);
   check_limit (service, service);
   a2g_service_stop (service);
 }
@@ -234,10 +278,11 @@ static void
 test_limit_redis (void)
 {
   A2gService *a, *b;
+  guint prefix = 0;
 
   if (!need_redis ())
     return;
-  services_start ("max-sessions-per-sub=3\nsession-ttl=60\n" FAST_OPENINGS, &a, &b);
+  services_start ("max-sessions-per-sub=3\nsession-ttl=60\n" FAST_OPENINGS, &a, &b, &prefix);
   check_limit (a, b);
   a2g_service_stop (a);
   a2g_service_stop (b);
@@ -278,7 +323,7 @@ test_expiry (void)
 {
   A2gService *service;
 
-  services_start ("max-sessions-per-sub=2\nsession-ttl=" G_STRINGIFY (TTL_S) "\n" FAST_OPENINGS, &service, NULL);
+  services_start ("max-sessions-per-sub=2\nsession-ttl=" G_STRINGIFY (TTL_S) "\n" FAST_OPENINGS, &service, NULL, NULL);
   check_expiry (service, service);
   a2g_service_stop (service);
 }
@@ -287,22 +332,23 @@ static void
 test_expiry_redis (void)
 {
   A2gService *a, *b;
+  guint prefix = 0;
 
   if (!need_redis ())
     return;
-  services_start ("max-sessions-per-sub=2\nsession-ttl=" G_STRINGIFY (TTL_S) "\n" FAST_OPENINGS, &a, &b);
+  services_start ("max-sessions-per-sub=2\nsession-ttl=" G_STRINGIFY (TTL_S) "\n" FAST_OPENINGS, &a, &b, &prefix);
   check_expiry (a, b);
   {
     /* The player's claims and a session's owner expire (idle: within the
      * TTL and the pending time, TTL_S each), they do not live forever. */
-    g_autofree char *set = g_strdup_printf ("t%u:u:orbital-freight/" PLAYER, prefix_counter);
-    g_autofree char *owner = g_strdup_printf ("t%u:{s:c_sub_ttl_0001}:sub", prefix_counter);
+    g_autofree char *set = g_strdup_printf ("t%u:u:orbital-freight/" PLAYER, prefix);
+    g_autofree char *owner = g_strdup_printf ("t%u:{s:c_sub_ttl_0001}:sub", prefix);
     const char *set_ttl[] = { "PTTL", set, NULL };
     const char *owner_ttl[] = { "PTTL", owner, NULL };
     const char *members[] = { "ZRANGE", set, "0", "-1", NULL };
-    g_autofree char *set_ms = a2g_redis_cli (redis, set_ttl);
-    g_autofree char *owner_ms = a2g_redis_cli (redis, owner_ttl);
-    g_autofree char *claims = a2g_redis_cli (redis, members);
+    g_autofree char *set_ms = redis_cli (set_ttl);
+    g_autofree char *owner_ms = redis_cli (owner_ttl);
+    g_autofree char *claims = redis_cli (members);
 
     g_test_message ("PTTL %s %s, %s; members: %s", set_ms, owner_ms, owner, claims);
     g_assert_cmpint (g_ascii_strtoll (set_ms, NULL, 10), >, 0);
@@ -342,7 +388,7 @@ test_kept_alive (void)
 {
   A2gService *service;
 
-  services_start ("max-sessions-per-sub=1\nsession-ttl=2\n" FAST_OPENINGS, &service, NULL);
+  services_start ("max-sessions-per-sub=1\nsession-ttl=2\n" FAST_OPENINGS, &service, NULL, NULL);
   check_kept_alive (service, service);
   a2g_service_stop (service);
 }
@@ -351,10 +397,11 @@ static void
 test_kept_alive_redis (void)
 {
   A2gService *a, *b;
+  guint prefix = 0;
 
   if (!need_redis ())
     return;
-  services_start ("max-sessions-per-sub=1\nsession-ttl=2\n" FAST_OPENINGS, &a, &b);
+  services_start ("max-sessions-per-sub=1\nsession-ttl=2\n" FAST_OPENINGS, &a, &b, &prefix);
   check_kept_alive (a, b);
   a2g_service_stop (a);
   a2g_service_stop (b);
@@ -366,7 +413,7 @@ test_unlimited (void)
 {
   A2gService *service;
 
-  services_start ("max-sessions-per-sub=0\n" FAST_OPENINGS, &service, NULL);
+  services_start ("max-sessions-per-sub=0\n" FAST_OPENINGS, &service, NULL, NULL);
   for (guint i = 0; i < 12; i++)
     {
       g_autofree char *client = g_strdup_printf ("c_sub_many_%04u", i);
@@ -384,8 +431,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   a2g_jwt_keys_make ();
   secrets = g_ptr_array_new_with_free_func (g_free);
-  if (a2g_redis_available ())
-    redis = a2g_redis_new ();
+  have_redis = a2g_redis_setup ();
   g_test_add_func ("/a2g/sub-sessions/limit", test_limit);
   g_test_add_func ("/a2g/sub-sessions/expiry", test_expiry);
   g_test_add_func ("/a2g/sub-sessions/kept-alive", test_kept_alive);
@@ -394,8 +440,8 @@ main (int    argc,
   g_test_add_func ("/a2g/sub-sessions/redis/expiry", test_expiry_redis);
   g_test_add_func ("/a2g/sub-sessions/redis/kept-alive", test_kept_alive_redis);
   status = g_test_run ();
-  if (redis != NULL)
-    a2g_redis_free (redis);
+  if (have_redis)
+    a2g_redis_teardown ();
   g_ptr_array_unref (secrets);
   a2g_jwt_keys_free ();
   return status;
