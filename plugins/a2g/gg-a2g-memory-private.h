@@ -1,8 +1,7 @@
 /* gg-a2g-memory-private.h: what the two files of the in-memory store share
  * (gg-a2g-memory-store.c: sessions, manifests, cache, buckets, budgets;
  * gg-a2g-memory-session.c: what each session holds: records, replays,
- * telemetry; gg-a2g-memory-jti.c and gg-a2g-memory-sub.c: join tokens'
- * jtis and players' concurrent sessions).
+ * telemetry).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -59,6 +58,8 @@ struct _GgA2gMemoryStore {
 
   GHashTable *manifests;   /* hash -> canonical */
   GHashTable *sessions;    /* client_id -> MemSession */
+  GHashTable *subs;        /* "<game>/<sub>" -> (client_id -> gint64* pending until, monotonic us) */
+  GHashTable *sub_owners;  /* client_id -> "<game>/<sub>" that claimed it last */
   GHashTable *cache;       /* key -> CacheNode */
   GQueue lru;              /* char *key (owned by the node's entry), most recent first */
   guint cache_max;
@@ -68,8 +69,6 @@ struct _GgA2gMemoryStore {
   gint64 next_reservation;
   GHashTable *buckets;     /* name -> Bucket */
   GHashTable *jtis;        /* join token jti -> gint64* wall-clock expiry (s) */
-  GHashTable *subs;        /* "<game>/<sub>" -> (client_id -> gint64* pending until, monotonic us) */
-  GHashTable *sub_owners;  /* client_id -> "<game>/<sub>" that claimed it last */
   guint sweep_id;
 };
 
