@@ -75,12 +75,12 @@ struct _GgA2gMemoryStore {
 
 MemSession *_gg_a2g_memory_live_session (GgA2gMemoryStore *self,
                                          const char       *client_id);
+void        _gg_a2g_memory_sub_iface_init (GgA2gStoreInterface *iface);
+void        _gg_a2g_memory_sub_sweep      (GgA2gMemoryStore *self);
 void        _gg_a2g_memory_replay_free  (Replay *replay);
 void        _gg_a2g_memory_session_iface_init (GgA2gStoreInterface *iface);
 void        _gg_a2g_memory_jti_iface_init (GgA2gStoreInterface *iface);
 void        _gg_a2g_memory_jti_sweep      (GgA2gMemoryStore *self);
-void        _gg_a2g_memory_sub_iface_init (GgA2gStoreInterface *iface);
-void        _gg_a2g_memory_sub_sweep      (GgA2gMemoryStore *self);
 
 /* Every operation completes through a GTask whose source is the store. */
 #define RETURN_POINTER(value, destroy) \
