@@ -58,6 +58,8 @@ struct _GgA2gMemoryStore {
 
   GHashTable *manifests;   /* hash -> canonical */
   GHashTable *sessions;    /* client_id -> MemSession */
+  GHashTable *subs;        /* "<game>/<sub>" -> (client_id -> gint64* pending until, monotonic us) */
+  GHashTable *sub_owners;  /* client_id -> "<game>/<sub>" that claimed it last */
   GHashTable *cache;       /* key -> CacheNode */
   GQueue lru;              /* char *key (owned by the node's entry), most recent first */
   guint cache_max;
@@ -74,6 +76,8 @@ struct _GgA2gMemoryStore {
 
 MemSession *_gg_a2g_memory_live_session (GgA2gMemoryStore *self,
                                          const char       *client_id);
+void        _gg_a2g_memory_sub_iface_init (GgA2gStoreInterface *iface);
+void        _gg_a2g_memory_sub_sweep      (GgA2gMemoryStore *self);
 void        _gg_a2g_memory_replay_free  (Replay *replay);
 void        _gg_a2g_memory_session_iface_init (GgA2gStoreInterface *iface);
 void        _gg_a2g_memory_jti_iface_init (GgA2gStoreInterface *iface);

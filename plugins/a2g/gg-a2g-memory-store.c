@@ -83,6 +83,7 @@ sweep (gpointer user_data)
   MemSession *session;
 
   _gg_a2g_memory_jti_sweep (self);
+  _gg_a2g_memory_sub_sweep (self);
   g_hash_table_iter_init (&iter, self->sessions);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &session))
     {
@@ -122,6 +123,8 @@ gg_a2g_memory_store_finalize (GObject *object)
   g_hash_table_unref (self->counters);
   g_hash_table_unref (self->buckets);
   g_hash_table_unref (self->jtis);
+  g_hash_table_unref (self->subs);
+  g_hash_table_unref (self->sub_owners);
   G_OBJECT_CLASS (gg_a2g_memory_store_parent_class)->finalize (object);
 }
 
@@ -143,6 +146,8 @@ gg_a2g_memory_store_init (GgA2gMemoryStore *self)
   self->counters = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->buckets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->jtis = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->subs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_hash_table_unref);
+  self->sub_owners = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->sweep_id = g_timeout_add_seconds (1, sweep, self);
 }
 
@@ -590,4 +595,5 @@ gg_a2g_memory_store_iface_init (GgA2gStoreInterface *iface)
   _gg_a2g_memory_counters_iface_init (iface);
   _gg_a2g_memory_session_iface_init (iface);
   _gg_a2g_memory_jti_iface_init (iface);
+  _gg_a2g_memory_sub_iface_init (iface);
 }

@@ -11,12 +11,15 @@
  *   P{s:<client_id>}:recent    per entity, its latest decision ids
  *   P{s:<client_id>}:tel       telemetry (hash entity -> JSON)
  *   P{s:<client_id>}:rp:<id>   request_id replay ("P" pending, "A"+answer)
+ *   P{s:<client_id>}:sub       the player (sub set key) that claimed it, with the session
  *   P d:<decision_id>          the session a decision was issued to
  *   P sessions                 live sessions (zset, score: expiry in ms)
  *   P usage                    /v1/usage's counters, every replica's (hash name -> total, no expiry)
  *   P c:<cache key>            cache entry (JSON), PX cache-ttl
  *   P ci:<manifest hash>       game-wide cache index (zset, bounded)
  *   P r:<bucket>               token bucket
+ *   P u:<game>/<sub>           a player's claimed sessions (zset client_id, score: until
+ *                              when a claim counts unopened, ms), as long as its sessions
  *   P{b}:<scope>, P{b}:next, P{b}:next:<id>, P{b}:scopes   budgets
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -52,6 +55,7 @@ typedef enum {
   SCRIPT_REPLAY_CLAIM,
   SCRIPT_REPLAY_FINISH,
   SCRIPT_TELEMETRY_PUT,
+  SCRIPT_SUB_CLAIM,
   N_SCRIPTS
 } ScriptId;
 
@@ -84,6 +88,7 @@ void      _gg_a2g_redis_session_iface_init (GgA2gStoreInterface *iface);
 void      _gg_a2g_redis_ops_iface_init     (GgA2gStoreInterface *iface);
 void      _gg_a2g_redis_counters_iface_init (GgA2gStoreInterface *iface);
 void      _gg_a2g_redis_cache_iface_init   (GgA2gStoreInterface *iface);
+void      _gg_a2g_redis_sub_iface_init     (GgA2gStoreInterface *iface);
 
 /* Sessions seen here, to answer lookups while Redis is unreachable (the
  * decisions then become FALLBACK busy rather than the request a 503). */

@@ -31,8 +31,9 @@ RedisScript _gg_a2g_redis_scripts[N_SCRIPTS] = {
     "redis.call('ZADD', KEYS[5], now + ttl, ARGV[7])\n"
     "return {id, prev, ctx}\n" },
 
-  /* KEYS: session, rec, recent, tel, sessions; ARGV: token, client_id.
-   * Returns 0 (unknown), 1 (wrong token) or {id, game, mh, token, ttl, ctx}. */
+  /* KEYS: session, rec, recent, tel, sessions, sub; ARGV: token, client_id.
+   * Returns 0 (unknown), 1 (wrong token) or {id, game, mh, token, ttl, ctx}.
+   * A session a player claimed keeps that player's claims alive with it. */
   [SCRIPT_SESSION_LOOKUP] = { NOW_MS
     "local s = redis.call('HMGET', KEYS[1], 'id', 'game', 'mh', 'token', 'ttl', 'prev', 'prev_until', 'ctx')\n"
     "if not s[1] then return 0 end\n"
@@ -40,6 +41,11 @@ RedisScript _gg_a2g_redis_scripts[N_SCRIPTS] = {
     "local ttl = tonumber(s[5]) * 1000\n"
     "for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ttl) end\n"
     "redis.call('ZADD', KEYS[5], now + ttl, ARGV[2])\n"
+    "local u = redis.call('GET', KEYS[6])\n"
+    "if u then\n"
+    "  redis.call('PEXPIRE', KEYS[6], ttl)\n"
+    "  if redis.call('PTTL', u) < ttl then redis.call('PEXPIRE', u, ttl) end\n"
+    "end\n"
     "return {s[1], s[2], s[3], s[4], s[5], s[8]}\n" },
 
   /* KEYS: session; ARGV: context state JSON. */
@@ -191,4 +197,34 @@ RedisScript _gg_a2g_redis_scripts[N_SCRIPTS] = {
     "end\n"
     "redis.call('PEXPIRE', KEYS[2], redis.call('PTTL', KEYS[1]))\n"
     "return kept\n" },
+
+  /* KEYS: the player's claims (zset), the client's claim owner; ARGV:
+   * client_id, max, session ttl ms, pending ms (at most the ttl), the
+   * session keys' prefix ("P{s:"). A claim counts while its session lives
+   * (and the client is still this player's), or until its score (the
+   * pending time after the claim) before it is opened.
+   * Returns 0 (claimed) or the ms until the soonest other claim could end. */
+  [SCRIPT_SUB_CLAIM] = { NOW_MS
+    "local max, ttl, pending = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])\n"
+    "local live, mine, soonest = 0, false, nil\n"
+    "local m = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')\n"
+    "for i = 1, #m, 2 do\n"
+    "  local c, at, left = m[i], tonumber(m[i + 1]), nil\n"
+    "  local s = ARGV[5] .. c .. '}'\n"
+    "  if redis.call('GET', s .. ':sub') == KEYS[1] then\n"
+    "    if redis.call('EXISTS', s) == 1 then\n"
+    "      left = redis.call('PTTL', s); if left < 0 then left = ttl end\n"
+    "    elseif at > now then left = at - now end\n"
+    "  end\n"
+    "  if not left then redis.call('ZREM', KEYS[1], c)\n"
+    "  elseif c == ARGV[1] then mine = true\n"
+    "  else live = live + 1; if not soonest or left < soonest then soonest = left end end\n"
+    "end\n"
+    "if not mine and live >= max then return math.max(soonest or ttl, 1) end\n"
+    "local prev = redis.call('GET', KEYS[2])\n"
+    "if prev and prev ~= KEYS[1] then redis.call('ZREM', prev, ARGV[1]) end\n"
+    "redis.call('ZADD', KEYS[1], now + pending, ARGV[1])\n"
+    "redis.call('SET', KEYS[2], KEYS[1], 'PX', ttl + pending)\n"
+    "if redis.call('PTTL', KEYS[1]) < ttl + pending then redis.call('PEXPIRE', KEYS[1], ttl + pending) end\n"
+    "return 0\n" },
 };

@@ -223,7 +223,7 @@ session_lookup (GgA2gStore *store, const char *client_id, const char *token,
   GTask *task = g_task_new (store, cancellable, callback, user_data);
   Lookup *lookup;
   RedisCmd *cmd;
-  g_autofree char *sessions = NULL;
+  g_autofree char *sessions = NULL, *sub = NULL;
 
   if (token == NULL)
     {
@@ -249,9 +249,11 @@ session_lookup (GgA2gStore *store, const char *client_id, const char *token,
   lookup->client_id = g_strdup (client_id);
   g_task_set_task_data (task, lookup, (GDestroyNotify) lookup_free);
   sessions = _gg_redis_key (self, "sessions");
-  cmd = _gg_redis_script_new (SCRIPT_SESSION_LOOKUP, 5);
+  sub = skey (self, client_id, ":sub");
+  cmd = _gg_redis_script_new (SCRIPT_SESSION_LOOKUP, 6);
   add_session_keys (self, cmd, client_id);
   _gg_redis_cmd_add (cmd, sessions);
+  _gg_redis_cmd_add (cmd, sub);
   _gg_redis_cmd_add (cmd, token);
   _gg_redis_cmd_add (cmd, client_id);
   _gg_redis_send (self, cmd, task, on_looked_up);

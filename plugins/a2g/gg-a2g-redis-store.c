@@ -794,6 +794,7 @@ gg_a2g_redis_store_iface_init (GgA2gStoreInterface *iface)
 {
   iface->manifest_put = manifest_put;
   iface->manifest_get = manifest_get;
+  _gg_a2g_redis_sub_iface_init (iface);
   _gg_a2g_redis_cache_iface_init (iface);
   _gg_a2g_redis_session_iface_init (iface);
   _gg_a2g_redis_ops_iface_init (iface);

@@ -5,7 +5,9 @@
  * credential to open a session; it still issues a session token, which
  * every later request of that client_id must carry. A second call for the
  * same client_id renews: new token, the previous one accepted for the
- * grace period (30 s), context, memory and usage kept.
+ * grace period (30 s), context, memory and usage kept. In the client
+ * profile a player (the join token's sub) has at most
+ * `max-sessions-per-sub` live sessions (the store's sub_session_claim).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -159,7 +161,7 @@ on_jti_claimed (GObject      *source,
 }
 
 static void
-count_sessions (Open *open)
+claim_jti (Open *open)
 {
   if (open->claims.jti != NULL)
     {
@@ -171,6 +173,62 @@ count_sessions (Open *open)
       return;
     }
   gg_a2g_store_session_count_async (open->ex->service->store, open->ex->cancellable, on_counted, open);
+}
+
+static void
+on_sub_claimed (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Open *open = user_data;
+  g_autoptr(GError) store_error = NULL;
+  gssize wait_ms = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, &store_error);
+
+  if (!gg_a2g_exchange_is_live (open->ex))
+    {
+      open_free (open);
+      return;
+    }
+  if (store_error != NULL)
+    {
+      /* The shared store is out of reach: no session (fail closed, 503). */
+      gg_a2g_exchange_reply_error (open->ex, store_error);
+      open_free (open);
+      return;
+    }
+  if (wait_ms != 0)
+    {
+      /* Until the soonest of the player's sessions could end by itself
+       * (the join token is not spent: a retry may use it). */
+      g_autofree char *seconds = g_strdup_printf ("%" G_GSSIZE_FORMAT, MAX ((wait_ms + 999) / 1000, 1));
+
+      soup_message_headers_replace (soup_server_message_get_response_headers (open->ex->msg), "Retry-After",
+                                    seconds);
+      gg_a2g_exchange_fail (open->ex, GG_A2G_ERROR_RATE_LIMITED, "Too many sessions for this player.");
+      open_free (open);
+      return;
+    }
+  claim_jti (open);
+}
+
+/* Everything about the request checked: the player's session slot (client
+ * profile), then the join token's jti, then the service-wide count. A
+ * refused slot leaves the join token unspent; a slot claimed for an
+ * opening refused after it counts for GG_A2G_SUB_CLAIM_PENDING_S only. */
+static void
+count_sessions (Open *open)
+{
+  GgA2gService *service = open->ex->service;
+
+  if (open->claims.sub != NULL && service->settings.max_sessions_per_sub > 0)
+    {
+      gg_a2g_store_sub_session_claim_async (service->store, open->game, open->claims.sub, open->client_id,
+                                            (guint) service->settings.max_sessions_per_sub,
+                                            service->settings.session_ttl_s, open->ex->cancellable,
+                                            on_sub_claimed, open);
+      return;
+    }
+  claim_jti (open);
 }
 
 static void

@@ -157,6 +157,8 @@ gg_a2g_settings_load (GgA2gSettings *settings,
       !get_rate (config, "session-open-burst", 100, &settings->session_open_burst, error) ||
       !get_rate (config, "sub-open-rate", 0.2, &settings->sub_open_rate, error) ||
       !get_rate (config, "sub-open-burst", 5, &settings->sub_open_burst, error) ||
+      !gg_config_get_int (config, GROUP, "max-sessions-per-sub", 0, 1000000, 4, &settings->max_sessions_per_sub,
+                          error) ||
       !gg_config_get_int (config, GROUP, "max-model-calls", 1, 100000, 64, &settings->max_model_calls, error) ||
       !gg_config_get_int (config, GROUP, "replay-window", 1, 3600, 60, &settings->replay_window_s, error) ||
       !gg_config_get_int (config, GROUP, "redis-timeout-ms", 1, 60000, 250, &settings->redis_timeout_ms, error))

@@ -34,6 +34,7 @@ typedef struct {
   double address_rate, address_burst;   /* requests per second */
   double session_open_rate, session_open_burst;
   double sub_open_rate, sub_open_burst;  /* client profile: per join-token sub */
+  gint64 max_sessions_per_sub;   /* client profile: live sessions per sub, 0: unlimited */
   gint64 max_model_calls;        /* model calls in flight */
   gint64 replay_window_s;        /* request_id replays (60) */
   char *redis;                   /* nullable: the shared store's URL (may hold a password) */

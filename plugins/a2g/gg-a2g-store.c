@@ -132,6 +132,12 @@ GG_A2G_STORE_OP (jti_claim, const char *jti, gint64 expires_unix_s,)
   IFACE (self)->jti_claim (self, jti, expires_unix_s, cancellable, callback, user_data);
 }
 
+GG_A2G_STORE_OP (sub_session_claim, const char *game, const char *sub, const char *client_id, guint max,
+                 gint64 ttl_s,)
+{
+  IFACE (self)->sub_session_claim (self, game, sub, client_id, max, ttl_s, cancellable, callback, user_data);
+}
+
 /** gg_a2g_store_finish_pointer: Returns: (transfer full) (nullable): the result */
 gpointer
 gg_a2g_store_finish_pointer (GgA2gStore   *self,

@@ -18,7 +18,8 @@
  *   or renewing a session (new token, previous one kept for the grace
  *   period), looking a session up with its token (which also renews its
  *   idle expiry), taking from a rate bucket, reserving a budget, settling
- *   a reservation, accepting a report once, claiming a request_id.
+ *   a reservation, accepting a report once, claiming a request_id,
+ *   claiming one of a player's concurrent sessions.
  * - Values cross the interface as plain data (strings, numbers, JSON) that
  *   serialise as they are. The one exception is a session's context
  *   (GgA2gContext), whose JSON `state` is what a shared store keeps; the
@@ -219,7 +220,25 @@ struct _GgA2gStoreInterface {
    * token's exp) and refused after that (a shared store: SET NX EX). */
   void (*jti_claim)       (GgA2gStore *self, const char *jti, gint64 expires_unix_s,
                            GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+
+  /* int: 0 when @client_id may open (or renew) a session of the player
+   * @sub (a join token's) of @game: fewer than @max (at least 1) of the
+   * player's sessions live, or @client_id is one of them already. It then
+   * counts for @sub while its session lives (sessions live by use), and
+   * for GG_A2G_SUB_CLAIM_PENDING_S (at most @ttl_s, the session TTL)
+   * before the session is opened: a session opened (or renewed) after the
+   * claim ends after that, so an ended session never counts. Else the
+   * milliseconds until one of the player's sessions could end (the
+   * soonest, if unused from now on). A claim drops the player's
+   * client_ids whose session ended, or which another player's claim took
+   * since; an idle player's claims are kept no longer than its sessions. */
+  void (*sub_session_claim) (GgA2gStore *self, const char *game, const char *sub, const char *client_id,
+                             guint max, gint64 ttl_s,
+                             GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
 };
+
+/* How long a sub_session_claim() counts before its session is opened. */
+#define GG_A2G_SUB_CLAIM_PENDING_S 10
 
 #define GG_A2G_STORE_OP(name, ...) \
   void gg_a2g_store_##name##_async (GgA2gStore *self, __VA_ARGS__ GCancellable *cancellable, \
@@ -249,6 +268,8 @@ GG_A2G_STORE_OP (replay_finish, const char *client_id, const char *request_id, G
 GG_A2G_STORE_OP (telemetry_put, const char *client_id, GPtrArray *entries, guint max_tracked,);
 GG_A2G_STORE_OP (jti_claim, const char *jti, gint64 expires_unix_s,);
 GG_A2G_STORE_OP (situation, const char *client_id, const char *entity, double radius,);
+GG_A2G_STORE_OP (sub_session_claim, const char *game, const char *sub, const char *client_id, guint max,
+                 gint64 ttl_s,);
 
 /* Finishing: the result kind each operation documents above. */
 gpointer gg_a2g_store_finish_pointer (GgA2gStore *self, GAsyncResult *result, GError **error);
