@@ -3,7 +3,8 @@
  * counted while its session lives (by use) or, before the session is
  * opened, for GG_A2G_SUB_CLAIM_PENDING_S (at most the session TTL, so that
  * a session that ended is never counted as pending again); a client_id
- * belongs to one player at a time. The one-second sweep forgets ended claims and players
+ * belongs to one player at a time, and while its claim counts no other
+ * player may open it. The one-second sweep forgets ended claims and players
  * without any.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -93,6 +94,18 @@ sub_session_claim (GgA2gStore          *store,
   gboolean mine = FALSE;
   guint live = 0;
 
+  if (owner != NULL && strcmp (owner, key) != 0)
+    {
+      GHashTable *other = g_hash_table_lookup (self->subs, owner);
+      gint64 *other_until = other != NULL ? g_hash_table_lookup (other, client_id) : NULL;
+
+      if (other_until != NULL &&
+          claim_left_us (self, owner, client_id, *other_until, g_get_monotonic_time ()) >= 0)
+        {
+          RETURN_INT (GG_A2G_SUB_CLAIM_OTHER_PLAYER);
+          return;
+        }
+    }
   if (claims == NULL)
     {
       claims = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);

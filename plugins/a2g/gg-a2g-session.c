@@ -196,6 +196,12 @@ on_sub_claimed (GObject      *source,
       open_free (open);
       return;
     }
+  if (wait_ms == GG_A2G_SUB_CLAIM_OTHER_PLAYER)
+    {
+      gg_a2g_exchange_fail (open->ex, GG_A2G_ERROR_FORBIDDEN, "This client_id is another player's session.");
+      open_free (open);
+      return;
+    }
   if (wait_ms != 0)
     {
       /* Until the soonest of the player's sessions could end by itself
@@ -220,10 +226,12 @@ count_sessions (Open *open)
 {
   GgA2gService *service = open->ex->service;
 
-  if (open->claims.sub != NULL && service->settings.max_sessions_per_sub > 0)
+  /* Also without a limit (0): the claim keeps each client_id one player's. */
+  if (open->claims.sub != NULL)
     {
       gg_a2g_store_sub_session_claim_async (service->store, open->game, open->claims.sub, open->client_id,
-                                            (guint) service->settings.max_sessions_per_sub,
+                                            service->settings.max_sessions_per_sub > 0 ?
+                                            (guint) service->settings.max_sessions_per_sub : G_MAXINT,
                                             service->settings.session_ttl_s, open->ex->cancellable,
                                             on_sub_claimed, open);
       return;

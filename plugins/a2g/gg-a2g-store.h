@@ -231,7 +231,10 @@ struct _GgA2gStoreInterface {
    * milliseconds until one of the player's sessions could end (the
    * soonest, if unused from now on). A claim drops the player's
    * client_ids whose session ended, or which another player's claim took
-   * since; an idle player's claims are kept no longer than its sessions. */
+   * since; an idle player's claims are kept no longer than its sessions.
+   * GG_A2G_SUB_CLAIM_OTHER_PLAYER when @client_id's session (live, or
+   * claimed and being opened) is another player's: a join token never
+   * takes over someone else's session. */
   void (*sub_session_claim) (GgA2gStore *self, const char *game, const char *sub, const char *client_id,
                              guint max, gint64 ttl_s,
                              GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
@@ -239,6 +242,8 @@ struct _GgA2gStoreInterface {
 
 /* How long a sub_session_claim() counts before its session is opened. */
 #define GG_A2G_SUB_CLAIM_PENDING_S 10
+/* sub_session_claim(): the client_id is another player's. */
+#define GG_A2G_SUB_CLAIM_OTHER_PLAYER (-1)
 
 #define GG_A2G_STORE_OP(name, ...) \
   void gg_a2g_store_##name##_async (GgA2gStore *self, __VA_ARGS__ GCancellable *cancellable, \

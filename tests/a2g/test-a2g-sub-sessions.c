@@ -422,6 +422,71 @@ test_unlimited (void)
   a2g_service_stop (service);
 }
 
+/* A join token of another player never takes a live session over (with or
+ * without a limit): 403, its join token unspent; once the session ended,
+ * the client_id is free again. */
+static void
+check_other_player (A2gService *a,
+                    A2gService *b)
+{
+  A2gJoin join = a2g_join_good ();
+  g_autofree char *token = opened (a, "c_sub_owned_0001", PLAYER);
+  g_autofree char *unspent = NULL;
+
+  join.sub = OTHER_PLAYER;
+  unspent = a2g_join_token (&join);
+  g_ptr_array_add (secrets, g_strdup (unspent));
+  {
+    g_autoptr(A2gResponse) response = open_as (b, "c_sub_owned_0001", OTHER_PLAYER, unspent);
+
+    assert_error (response, 403, "This client_id is another player's session.", "forbidden");
+  }
+  {
+    /* The session is untouched: its token still works. */
+    use_session (a, "c_sub_owned_0001", token);
+    use_session (b, "c_sub_owned_0001", token);
+  }
+  {
+    /* Its own client_id, with the same (unspent) join token. */
+    g_autoptr(A2gResponse) response = open_as (b, "c_sub_owned_0002", OTHER_PLAYER, unspent);
+
+    g_assert_cmpuint (response->status, ==, 200);
+  }
+  {
+    /* The owner renews as always. */
+    g_autofree char *renewed = opened (b, "c_sub_owned_0001", PLAYER);
+  }
+  assert_no_secrets (a);
+  assert_no_secrets (b);
+}
+
+static void
+test_other_player (void)
+{
+  A2gService *service;
+
+  services_start ("max-sessions-per-sub=3\n" FAST_OPENINGS, &service, NULL, NULL);
+  check_other_player (service, service);
+  a2g_service_stop (service);
+  services_start ("max-sessions-per-sub=0\n" FAST_OPENINGS, &service, NULL, NULL);
+  check_other_player (service, service);
+  a2g_service_stop (service);
+}
+
+static void
+test_other_player_redis (void)
+{
+  A2gService *a, *b;
+  guint prefix = 0;
+
+  if (!need_redis ())
+    return;
+  services_start ("max-sessions-per-sub=0\n" FAST_OPENINGS, &a, &b, &prefix);
+  check_other_player (a, b);
+  a2g_service_stop (a);
+  a2g_service_stop (b);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -436,6 +501,8 @@ main (int    argc,
   g_test_add_func ("/a2g/sub-sessions/expiry", test_expiry);
   g_test_add_func ("/a2g/sub-sessions/kept-alive", test_kept_alive);
   g_test_add_func ("/a2g/sub-sessions/unlimited", test_unlimited);
+  g_test_add_func ("/a2g/sub-sessions/other-player", test_other_player);
+  g_test_add_func ("/a2g/sub-sessions/redis/other-player", test_other_player_redis);
   g_test_add_func ("/a2g/sub-sessions/redis/limit", test_limit_redis);
   g_test_add_func ("/a2g/sub-sessions/redis/expiry", test_expiry_redis);
   g_test_add_func ("/a2g/sub-sessions/redis/kept-alive", test_kept_alive_redis);
