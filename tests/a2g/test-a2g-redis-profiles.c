@@ -47,13 +47,15 @@ wait_connected (A2gService *service,
         {
           static guint serial;
           g_autofree char *sub = g_strdup_printf ("p_warm_up_%u", ++serial);
+          g_autofree char *client = g_strdup_printf ("c_warm_up_%08u", serial);
           A2gJoin join = a2g_join_good ();
           g_autofree char *token = NULL;
 
-          /* A player of its own: the sub's session rate is not spent. */
+          /* A player (and so a client_id) of its own: the sub's session
+           * rate is not spent, and no session is another player's. */
           join.sub = sub;
           token = a2g_join_token (&join);
-          response = a2g_join_open (service, "c_warm_up_00000001", token);
+          response = a2g_join_open (service, client, token);
         }
       status = response->status;
       if (status == 503)
