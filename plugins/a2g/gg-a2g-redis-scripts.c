@@ -185,4 +185,26 @@ RedisScript _gg_a2g_redis_scripts[N_SCRIPTS] = {
     "end\n"
     "redis.call('PEXPIRE', KEYS[2], redis.call('PTTL', KEYS[1]))\n"
     "return kept\n" },
+
+  /* SCRIPT_RECORD_PUT for a decide request's records at once. KEYS:
+   * session, rec, recent; ARGV: max recent, then decision id, entity,
+   * record JSON per record. Returns the session's TTL (ms), 0 without it. */
+  [SCRIPT_RECORD_PUT_MANY] = {
+    "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end\n"
+    "local max = tonumber(ARGV[1]); local lists = {}\n"
+    "for i = 2, #ARGV - 2, 3 do\n"
+    "  redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 2])\n"
+    "  local ids = lists[ARGV[i + 1]]\n"
+    "  if not ids then\n"
+    "    local l = redis.call('HGET', KEYS[3], ARGV[i + 1])\n"
+    "    if l then ids = cjson.decode(l) else ids = {} end\n"
+    "    lists[ARGV[i + 1]] = ids\n"
+    "  end\n"
+    "  table.insert(ids, 1, ARGV[i])\n"
+    "  while #ids > max do table.remove(ids) end\n"
+    "end\n"
+    "for entity, ids in pairs(lists) do redis.call('HSET', KEYS[3], entity, cjson.encode(ids)) end\n"
+    "local ttl = redis.call('PTTL', KEYS[1])\n"
+    "redis.call('PEXPIRE', KEYS[2], ttl); redis.call('PEXPIRE', KEYS[3], ttl)\n"
+    "return ttl\n" },
 };
