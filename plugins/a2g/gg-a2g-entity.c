@@ -173,28 +173,43 @@ compare_strings (gconstpointer a,
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
+/* The canonical JSON (RFC 8785) of {manifest, context, profile, type,
+ * observations, legal_actions}, written as it comes rather than built as a
+ * tree: the members in their canonical order (UTF-16 order of the names),
+ * the values through plugin-api's canonical writer. Replicas share cache
+ * entries and /v1/policy exports these keys: test-a2g-situation-key pins
+ * them to the tree's form. */
 static char *
 situation_key (GgA2gEntry    *entry,
                GgA2gManifest *manifest,
                GgA2gContext  *context)
 {
-  g_autoptr(JsonObject) key = json_object_new ();
-  g_autoptr(JsonNode) node = NULL;
-  g_autofree char *text = NULL;
+  g_autoptr(GString) text = g_string_sized_new (512);
+  g_autoptr(JsonNode) observations = json_node_init_object (json_node_alloc (), entry->quantised);
   const char *profile_text = gg_a2g_context_profile_text (context, entry->profile);
 
-  json_object_set_string_member (key, "manifest", manifest->hash);
-  json_object_set_string_member (key, "context", context->hash);
+  g_string_append (text, "{\"context\":");
+  gg_json_canonical_append_string (text, context->hash);
+  g_string_append (text, ",\"legal_actions\":[");
+  for (guint i = 0; i < json_array_get_length (entry->sorted_actions); i++)
+    {
+      if (i > 0)
+        g_string_append_c (text, ',');
+      gg_json_canonical_append_string (text, json_array_get_string_element (entry->sorted_actions, i));
+    }
+  g_string_append (text, "],\"manifest\":");
+  gg_json_canonical_append_string (text, manifest->hash);
+  g_string_append (text, ",\"observations\":");
+  gg_json_canonical_append (text, observations);
+  g_string_append (text, ",\"profile\":");
   if (profile_text != NULL)
-    json_object_set_string_member (key, "profile", profile_text);
+    gg_json_canonical_append_string (text, profile_text);
   else
-    json_object_set_null_member (key, "profile");
-  json_object_set_string_member (key, "type", entry->type->id);
-  json_object_set_object_member (key, "observations", json_object_ref (entry->quantised));
-  json_object_set_array_member (key, "legal_actions", json_array_ref (entry->sorted_actions));
-  node = json_node_init_object (json_node_alloc (), key);
-  text = gg_a2g_canonical_json (node);
-  return gg_a2g_sha256_hex (text, -1);
+    g_string_append (text, "null");
+  g_string_append (text, ",\"type\":");
+  gg_json_canonical_append_string (text, entry->type->id);
+  g_string_append_c (text, '}');
+  return gg_a2g_sha256_hex (text->str, (gssize) text->len);
 }
 
 /**
