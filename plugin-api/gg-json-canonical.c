@@ -67,6 +67,12 @@ _gg_json_canonical_number (GString *out,
       g_string_append_c (out, '0');
       return;
     }
+  if (fabs (value) <= 9007199254740992.0 && value == (double) (gint64) value)
+    {
+      /* An integer a double holds exactly: ECMAScript writes its digits. */
+      g_string_append_printf (out, "%" G_GINT64_FORMAT, (gint64) value);
+      return;
+    }
   if (value < 0)
     {
       g_string_append_c (out, '-');
@@ -135,6 +141,24 @@ typedef struct {
   glong       n_units;
 } SortKey;
 
+/* Without characters beyond U+FFFF (4-byte UTF-8 sequences), UTF-8 byte
+ * order is UTF-16 code unit order. */
+static gboolean
+below_supplementary (const char *key)
+{
+  for (const unsigned char *p = (const unsigned char *) key; *p != '\0'; p++)
+    if (*p >= 0xF0)
+      return FALSE;
+  return TRUE;
+}
+
+static int
+compare_plain_keys (gconstpointer a,
+                    gconstpointer b)
+{
+  return strcmp (((const SortKey *) a)->key, ((const SortKey *) b)->key);
+}
+
 static int
 compare_keys (gconstpointer a,
               gconstpointer b)
@@ -154,14 +178,20 @@ append_object (GString    *out,
 {
   g_autoptr(GList) members = json_object_get_members (object);
   guint n = g_list_length (members), i = 0;
-  g_autofree SortKey *keys = g_new0 (SortKey, MAX (n, 1));
+  SortKey small[16];
+  g_autofree SortKey *large = n > G_N_ELEMENTS (small) ? g_new0 (SortKey, n) : NULL;
+  SortKey *keys = large != NULL ? large : small;
+  gboolean plain = TRUE;
 
   for (GList *l = members; l != NULL; l = l->next, i++)
     {
       keys[i].key = l->data;
-      keys[i].units = g_utf8_to_utf16 (l->data, -1, NULL, &keys[i].n_units, NULL);
+      keys[i].units = NULL;
+      plain = plain && below_supplementary (l->data);
     }
-  qsort (keys, n, sizeof (SortKey), compare_keys);
+  for (i = 0; !plain && i < n; i++)
+    keys[i].units = g_utf8_to_utf16 (keys[i].key, -1, NULL, &keys[i].n_units, NULL);
+  qsort (keys, n, sizeof (SortKey), plain ? compare_plain_keys : compare_keys);
   g_string_append_c (out, '{');
   for (i = 0; i < n; i++)
     {
@@ -221,6 +251,43 @@ _gg_json_canonical_append (GString  *out,
         }
       break;
     }
+}
+
+/**
+ * gg_json_canonical_append:
+ * @out: where to append
+ * @node: a JSON value (parsed strictly: valid UTF-8, finite numbers)
+ *
+ * Appends the canonical form of @node (see gg_json_canonical_string()) to
+ * @out, for writers that stream a canonical document of their own (into a
+ * digest, say) without building it as a tree first.
+ *
+ * Since: 1.0
+ */
+void
+gg_json_canonical_append (GString  *out,
+                          JsonNode *node)
+{
+  g_return_if_fail (out != NULL && node != NULL);
+  _gg_json_canonical_append (out, node);
+}
+
+/**
+ * gg_json_canonical_append_string:
+ * @out: where to append
+ * @text: valid UTF-8
+ *
+ * Appends @text as a canonical JSON string (RFC 8785: quoted, minimal
+ * escapes), as gg_json_canonical_append() writes string values.
+ *
+ * Since: 1.0
+ */
+void
+gg_json_canonical_append_string (GString    *out,
+                                 const char *text)
+{
+  g_return_if_fail (out != NULL && text != NULL);
+  append_string (out, text);
 }
 
 /**

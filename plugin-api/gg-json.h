@@ -57,6 +57,10 @@ char     *gg_json_object_to_string  (JsonObject *object);
 JsonNode *gg_json_copy              (JsonNode *node);
 char     *gg_json_canonical_string  (JsonNode *node);
 char     *gg_json_canonical_digest  (JsonNode *node);
+void      gg_json_canonical_append  (GString  *out,
+                                     JsonNode *node);
+void      gg_json_canonical_append_string (GString    *out,
+                                           const char *text);
 void      gg_json_mask_secrets      (JsonNode *node);
 gboolean  gg_json_equal             (JsonNode *a,
                                      JsonNode *b);

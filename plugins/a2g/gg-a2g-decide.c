@@ -8,8 +8,10 @@
  * forced, cache, memory or model) or a FALLBACK with its code; the answer
  * goes out when all are settled. A request_id is claimed in the store
  * first, so a retry within the replay window gets the same answer without
- * new model calls. The deadline timer, the client going away and shutdown
- * cancel the entity's model call.
+ * new model calls. The deadline, the client going away and shutdown
+ * cancel the entity's model call. What the request does once for all its
+ * entities (one cache read, one deadline timer, one write of the records)
+ * is in gg-a2g-decide-batch.c.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -18,47 +20,11 @@
 #include <string.h>
 
 #include "gg-a2g-context.h"
-#include "gg-a2g-entity.h"
-#include "gg-a2g-service.h"
+#include "gg-a2g-decide-private.h"
 
 #define MAX_REQUEST_ID 64
 
-typedef struct _Request Request;
-
-typedef struct {
-  Request *request;
-  guint index;
-  JsonObject *object;         /* the entry as sent (borrowed from the body) */
-  GgA2gEntry *entry;          /* NULL when the entry is invalid */
-  char *invalid;              /* why */
-  JsonObject *answer;         /* set once settled */
-  GCancellable *cancellable;  /* the model call's */
-  guint deadline_id;
-  gboolean timed_out;
-  gint64 reservation;
-  gboolean in_model;
-  gboolean holds_slot;        /* counted in the model calls in flight */
-  GgDecision *decision;
-  GPtrArray *memory;          /* GgA2gRecord, newest first */
-  JsonObject *situation;
-  gint64 started_us;
-  gboolean own_cache_read;    /* client profile: the session's entries looked at too */
-} Entity;
-
-struct _Request {
-  guint refs;                 /* the run, and every store or model call in flight */
-  GgA2gExchange *ex;
-  GgA2gManifest *manifest;
-  GgA2gContext *context;
-  GPtrArray *entities;        /* Entity, request order */
-  guint pending;
-  JsonNode *epoch;
-  char *request_id;
-  gulong cancel_id;
-};
-
 static void entity_limits (Entity *entity);
-static void request_finish (Request *request);
 
 static const GgDecisionFormat a2g_format = {
   .reason_key = "reason",
@@ -70,7 +36,6 @@ static const GgDecisionFormat a2g_format = {
 static void
 entity_free (Entity *entity)
 {
-  g_clear_handle_id (&entity->deadline_id, g_source_remove);
   gg_a2g_entry_free (entity->entry);
   g_free (entity->invalid);
   g_clear_pointer (&entity->answer, json_object_unref);
@@ -86,7 +51,10 @@ request_free (Request *request)
 {
   if (request->cancel_id != 0)
     g_cancellable_disconnect (request->ex->cancellable, request->cancel_id);
+  _gg_a2g_decide_deadline_stop (request);
   g_ptr_array_unref (request->entities);
+  g_ptr_array_unref (request->records);
+  g_free (request->random_hex);
   gg_a2g_exchange_unref (request->ex);
   g_clear_pointer (&request->manifest, gg_a2g_manifest_unref);
   g_clear_pointer (&request->context, gg_a2g_context_unref);
@@ -107,6 +75,18 @@ request_unref (Request *request)
 {
   if (--request->refs == 0)
     request_free (request);
+}
+
+Request *
+_gg_a2g_decide_request_ref (Request *request)
+{
+  return request_ref (request);
+}
+
+void
+_gg_a2g_decide_request_unref (Request *request)
+{
+  request_unref (request);
 }
 
 /* Held by each callback of an entity's call: entities live as long as their
@@ -151,11 +131,10 @@ entity_settled (Entity *entity)
 
   if (!entity->in_model)
     release_slot (entity);
-  g_clear_handle_id (&entity->deadline_id, g_source_remove);
   if (request->ex->service != NULL)
     console_event (entity);
   if (--request->pending == 0)
-    request_finish (request);
+    _gg_a2g_decide_request_finish (request);
 }
 
 static void
@@ -195,13 +174,14 @@ settle_decision (Entity      *entity,
                  const char  *reason)
 {
   GgA2gService *service = service_of (entity);
-  g_autoptr(GgA2gRecord) record = gg_a2g_record_new ();
-  g_autofree char *hex = gg_secure_token_hex (8, NULL);
-  JsonObject *answer = json_object_new ();
+  GgA2gRecord *record;
+  JsonObject *answer;
 
   if (entity->answer != NULL)
     return;
-  record->decision_id = g_strconcat ("d_", hex, NULL);
+  record = gg_a2g_record_new ();
+  answer = json_object_new ();
+  record->decision_id = _gg_a2g_decide_new_decision_id (entity->request);
   record->entity = g_strdup (entity->entry->entity);
   record->type = g_strdup (entity->entry->type->id);
   record->action = g_strdup (action);
@@ -217,12 +197,10 @@ settle_decision (Entity      *entity,
   if (reason != NULL && *reason != '\0')
     json_object_set_string_member (answer, "reason", reason);
   entity->answer = answer;
+  /* The records of the request are written together, before its answer. */
+  g_ptr_array_add (entity->request->records, record);
   if (service != NULL)
-    {
-      gg_a2g_stats_decision (service->stats, source);
-      gg_a2g_store_record_put_async (service->store, entity->request->ex->session->client_id, record, NULL,
-                                     on_recorded, NULL);
-    }
+    gg_a2g_stats_decision (service->stats, source);
   entity_settled (entity);
 }
 
@@ -241,18 +219,16 @@ entity_goes_on (Entity *entity)
   return TRUE;
 }
 
-static gboolean
-on_deadline (gpointer user_data)
+/* The request's deadline timer found @entity's deadline passed. */
+void
+_gg_a2g_decide_timed_out (Entity *entity)
 {
-  Entity *entity = user_data;
-
-  entity->deadline_id = 0;
   entity->timed_out = TRUE;
-  g_cancellable_cancel (entity->cancellable);
+  if (entity->cancellable != NULL)
+    g_cancellable_cancel (entity->cancellable);
   /* Not in a model call: settle now, the pending store answer is ignored. */
   if (!entity->in_model)
     settle_fallback (entity, GG_A2G_FALLBACK_TIMEOUT, "The deadline passed.");
-  return G_SOURCE_REMOVE;
 }
 
 /* ---- budgets ---------------------------------------------------------------- */
@@ -388,6 +364,10 @@ on_situation (GObject      *source,
   policy.max_attempts = 1;
   gg_decision_set_tools (entity->decision, NULL, &policy);
   gg_agent_policy_clear (&policy);
+  /* Only a model call has something to cancel (the deadline, the client
+   * gone, shutdown): the cancellable is made for it. */
+  entity->cancellable = g_cancellable_new ();
+  gg_bus_copy_correlation (entity->request->ex->cancellable, entity->cancellable);
   entity->in_model = TRUE;
   gg_decision_run_async (entity->decision, entity->cancellable, on_decided, (request_ref (entity->request), entity));
 }
@@ -554,69 +534,67 @@ after_cache (Entity *entity)
   entity_limits (entity);
 }
 
-static void
-on_cache (GObject      *source,
-          GAsyncResult *result,
-          gpointer      user_data)
+/**
+ * _gg_a2g_decide_cached:
+ * @entity: an entity whose cache entry was read
+ * @hit: (nullable): the entry, NULL for a miss
+ *
+ * Returns: TRUE when @entity (a client session's, game cache) needs its
+ *   session's own entry read too
+ */
+gboolean
+_gg_a2g_decide_cached (Entity          *entity,
+                       GgA2gCacheEntry *hit)
 {
-  Entity *entity = user_data;
-  g_autoptr(RequestHold) hold = entity->request;
-  g_autoptr(GgA2gCacheEntry) hit = gg_a2g_store_finish_pointer (GG_A2G_STORE (source), result, NULL);
   GgA2gService *service;
 
   if (!entity_goes_on (entity))
-    return;
+    return FALSE;
   service = service_of (entity);
   if (hit != NULL)
     {
       gg_a2g_stats_cache (service->stats, TRUE);
       settle_decision (entity, GG_A2G_SOURCE_CACHE, hit->action, hit->confidence, hit->reason);
-      return;
+      return FALSE;
     }
   if (!entity->own_cache_read && entity->entry->type->cache == GG_A2G_CACHE_GAME &&
       gg_a2g_access_is_client (service->settings.access))
     {
       /* A client session read the game-wide entry; now its own. */
-      g_autofree char *key = gg_a2g_entry_cache_key (entity->entry, entity->request->ex->session->id);
-
       entity->own_cache_read = TRUE;
-      gg_a2g_store_cache_get_async (service->store, key, NULL, on_cache, (request_ref (entity->request), entity));
-      return;
+      return TRUE;
     }
   gg_a2g_stats_cache (service->stats, FALSE);
   after_cache (entity);
+  return FALSE;
 }
 
-static void
-entity_start (Entity *entity)
+/* Settles what needs no store (invalid, forced); else sets the deadline.
+ * Returns: TRUE when @entity's cache entry is to be read. */
+gboolean
+_gg_a2g_decide_entity_start (Entity *entity)
 {
-  GgA2gService *service = service_of (entity);
   GgA2gEntry *entry = entity->entry;
-  g_autofree char *key = NULL;
 
   entity->started_us = g_get_monotonic_time ();
   if (entry == NULL)
     {
       settle_fallback (entity, GG_A2G_FALLBACK_INVALID, entity->invalid);
-      return;
+      return FALSE;
     }
   if (json_array_get_length (entry->legal_actions) == 1)
     {
       settle_decision (entity, GG_A2G_SOURCE_FORCED, json_array_get_string_element (entry->legal_actions, 0),
                        100, NULL);
-      return;
+      return FALSE;
     }
-  entity->cancellable = g_cancellable_new ();
-  gg_bus_copy_correlation (entity->request->ex->cancellable, entity->cancellable);
-  entity->deadline_id = g_timeout_add (entry->deadline_ms, on_deadline, entity);
+  entity->deadline_us = entity->started_us + entry->deadline_ms * 1000;
   if (entry->type->cache == GG_A2G_CACHE_OFF)
     {
       after_cache (entity);
-      return;
+      return FALSE;
     }
-  key = gg_a2g_entry_cache_key (entry, entry->type->cache == GG_A2G_CACHE_SESSION ?
-                                entity->request->ex->session->id : NULL);
-  gg_a2g_store_cache_get_async (service->store, key, NULL, on_cache, (request_ref (entity->request), entity));
+  return TRUE;
 }
 
 /* ---- the request -------------------------------------------------------------- */
@@ -629,8 +607,8 @@ on_replay_stored (GObject      *source,
   gg_a2g_store_finish_boolean (GG_A2G_STORE (source), result, NULL);
 }
 
-static void
-request_finish (Request *request)
+void
+_gg_a2g_decide_request_finish (Request *request)
 {
   GgA2gExchange *ex = request->ex;
   GgA2gService *service = ex->service;
@@ -640,6 +618,9 @@ request_finish (Request *request)
   gboolean answered = !g_cancellable_is_cancelled (ex->cancellable) && service != NULL;
   char *text;
 
+  _gg_a2g_decide_deadline_stop (request);
+  /* Before the answer, so that a report that follows finds its record. */
+  _gg_a2g_decide_records_write (request);
   if (request->epoch != NULL)
     json_object_set_member (reply, "epoch", json_node_copy (request->epoch));
   for (guint i = 0; i < request->entities->len; i++)
@@ -657,43 +638,6 @@ request_finish (Request *request)
   else if (service != NULL && service->closing)
     gg_a2g_exchange_fail (ex, GG_A2G_ERROR_UNAVAILABLE, "The service is shutting down.");
   request_unref (request);
-}
-
-static void
-on_request_cancelled (GCancellable *cancellable,
-                      gpointer      user_data)
-{
-  Request *request = user_data;
-
-  /* The client went away or the service stops: model calls end now. */
-  for (guint i = 0; i < request->entities->len; i++)
-    {
-      Entity *entity = g_ptr_array_index (request->entities, i);
-
-      if (entity->cancellable != NULL)
-        g_cancellable_cancel (entity->cancellable);
-    }
-}
-
-static void
-request_run (Request *request)
-{
-  GgA2gExchange *ex = request->ex;
-  guint n = request->entities->len;
-
-  if (n == 0)
-    {
-      request_finish (request);
-      return;
-    }
-  request->pending = n;
-  request->cancel_id = g_cancellable_connect (ex->cancellable, G_CALLBACK (on_request_cancelled), request, NULL);
-  /* A forced entity may settle at once; the count keeps the request alive. */
-  request->pending++;
-  for (guint i = 0; i < n; i++)
-    entity_start (g_ptr_array_index (request->entities, i));
-  if (--request->pending == 0)
-    request_finish (request);
 }
 
 static void
@@ -718,7 +662,7 @@ on_replay_claimed (GObject      *source,
       request_unref (request);
       return;
     }
-  request_run (request);
+  _gg_a2g_decide_request_run (request);
 }
 
 /**
@@ -802,6 +746,7 @@ gg_a2g_handle_decide (GgA2gExchange *ex)
   request->manifest = gg_a2g_manifest_ref (manifest);
   request->context = gg_a2g_context_ref (context);
   request->entities = g_ptr_array_new_with_free_func ((GDestroyNotify) entity_free);
+  request->records = g_ptr_array_new_with_free_func ((GDestroyNotify) gg_a2g_record_unref);
   if (epoch != NULL)
     request->epoch = json_node_copy (epoch);
   for (guint i = 0; i < json_array_get_length (array); i++)
@@ -825,5 +770,5 @@ gg_a2g_handle_decide (GgA2gExchange *ex)
                                        service->settings.replay_window_s, NULL, on_replay_claimed, request);
       return;
     }
-  request_run (request);
+  _gg_a2g_decide_request_run (request);
 }

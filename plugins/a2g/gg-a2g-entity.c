@@ -60,6 +60,7 @@ gg_a2g_entry_free (GgA2gEntry *entry)
     return;
   g_free (entry->entity);
   g_free (entry->profile);
+  g_clear_pointer (&entry->given, json_object_unref);
   g_clear_pointer (&entry->observations, json_object_unref);
   g_clear_pointer (&entry->quantised, json_object_unref);
   g_clear_pointer (&entry->legal_actions, json_array_unref);
@@ -105,6 +106,8 @@ clean_string (const char *text,
   return g_string_free (out, FALSE);
 }
 
+/* Checks @value; sets its cleaned form in @clean and its quantised one in
+ * @quantised (either may be NULL: not wanted). */
 static gboolean
 check_observation (GgA2gObservation *obs,
                    JsonNode         *value,
@@ -130,27 +133,36 @@ check_observation (GgA2gObservation *obs,
           gg_a2g_canonical_number (max, obs->max);
           return invalid (error, "observations.%s: out of range [%s, %s]", obs->id, min->str, max->str);
         }
-      if (obs->kind == GG_A2G_OBS_INTEGER)
-        json_object_set_int_member (clean, obs->id, (gint64) number);
-      else
-        json_object_set_double_member (clean, obs->id, number);
-      if (obs->bucket > 0)
-        json_object_set_int_member (quantised, obs->id, (gint64) floor ((number - obs->min) / obs->bucket));
-      else
-        json_object_set_member (quantised, obs->id, json_node_copy (json_object_get_member (clean, obs->id)));
+      for (guint i = 0; i < 2; i++)
+        {
+          JsonObject *out = i == 0 ? clean : quantised;
+
+          if (out == NULL)
+            continue;
+          if (out == quantised && obs->bucket > 0)
+            json_object_set_int_member (out, obs->id, (gint64) floor ((number - obs->min) / obs->bucket));
+          else if (obs->kind == GG_A2G_OBS_INTEGER)
+            json_object_set_int_member (out, obs->id, (gint64) number);
+          else
+            json_object_set_double_member (out, obs->id, number);
+        }
       return TRUE;
     case GG_A2G_OBS_BOOLEAN:
       if (!JSON_NODE_HOLDS_VALUE (value) || json_node_get_value_type (value) != G_TYPE_BOOLEAN)
         return invalid (error, "observations.%s: must be a boolean", obs->id);
-      json_object_set_boolean_member (clean, obs->id, json_node_get_boolean (value));
-      json_object_set_boolean_member (quantised, obs->id, json_node_get_boolean (value));
+      if (clean != NULL)
+        json_object_set_boolean_member (clean, obs->id, json_node_get_boolean (value));
+      if (quantised != NULL)
+        json_object_set_boolean_member (quantised, obs->id, json_node_get_boolean (value));
       return TRUE;
     case GG_A2G_OBS_ENUM:
       if (!JSON_NODE_HOLDS_VALUE (value) || json_node_get_value_type (value) != G_TYPE_STRING ||
           !g_strv_contains ((const char * const *) obs->values, json_node_get_string (value)))
         return invalid (error, "observations.%s: must be one of the enum's values", obs->id);
-      json_object_set_string_member (clean, obs->id, json_node_get_string (value));
-      json_object_set_string_member (quantised, obs->id, json_node_get_string (value));
+      if (clean != NULL)
+        json_object_set_string_member (clean, obs->id, json_node_get_string (value));
+      if (quantised != NULL)
+        json_object_set_string_member (quantised, obs->id, json_node_get_string (value));
       return TRUE;
     case GG_A2G_OBS_STRING:
       if (!JSON_NODE_HOLDS_VALUE (value) || json_node_get_value_type (value) != G_TYPE_STRING)
@@ -158,8 +170,10 @@ check_observation (GgA2gObservation *obs,
       {
         g_autofree char *text = clean_string (json_node_get_string (value), obs->max_length);
 
-        json_object_set_string_member (clean, obs->id, text);
-        json_object_set_string_member (quantised, obs->id, text);
+        if (clean != NULL)
+          json_object_set_string_member (clean, obs->id, text);
+        if (quantised != NULL)
+          json_object_set_string_member (quantised, obs->id, text);
       }
       return TRUE;
     }
@@ -173,28 +187,43 @@ compare_strings (gconstpointer a,
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
+/* The canonical JSON (RFC 8785) of {manifest, context, profile, type,
+ * observations, legal_actions}, written as it comes rather than built as a
+ * tree: the members in their canonical order (UTF-16 order of the names),
+ * the values through plugin-api's canonical writer. Replicas share cache
+ * entries and /v1/policy exports these keys: test-a2g-situation-key pins
+ * them to the tree's form. */
 static char *
 situation_key (GgA2gEntry    *entry,
                GgA2gManifest *manifest,
                GgA2gContext  *context)
 {
-  g_autoptr(JsonObject) key = json_object_new ();
-  g_autoptr(JsonNode) node = NULL;
-  g_autofree char *text = NULL;
+  g_autoptr(GString) text = g_string_sized_new (512);
+  g_autoptr(JsonNode) observations = json_node_init_object (json_node_alloc (), entry->quantised);
   const char *profile_text = gg_a2g_context_profile_text (context, entry->profile);
 
-  json_object_set_string_member (key, "manifest", manifest->hash);
-  json_object_set_string_member (key, "context", context->hash);
+  g_string_append (text, "{\"context\":");
+  gg_json_canonical_append_string (text, context->hash);
+  g_string_append (text, ",\"legal_actions\":[");
+  for (guint i = 0; i < json_array_get_length (entry->sorted_actions); i++)
+    {
+      if (i > 0)
+        g_string_append_c (text, ',');
+      gg_json_canonical_append_string (text, json_array_get_string_element (entry->sorted_actions, i));
+    }
+  g_string_append (text, "],\"manifest\":");
+  gg_json_canonical_append_string (text, manifest->hash);
+  g_string_append (text, ",\"observations\":");
+  gg_json_canonical_append (text, observations);
+  g_string_append (text, ",\"profile\":");
   if (profile_text != NULL)
-    json_object_set_string_member (key, "profile", profile_text);
+    gg_json_canonical_append_string (text, profile_text);
   else
-    json_object_set_null_member (key, "profile");
-  json_object_set_string_member (key, "type", entry->type->id);
-  json_object_set_object_member (key, "observations", json_object_ref (entry->quantised));
-  json_object_set_array_member (key, "legal_actions", json_array_ref (entry->sorted_actions));
-  node = json_node_init_object (json_node_alloc (), key);
-  text = gg_a2g_canonical_json (node);
-  return gg_a2g_sha256_hex (text, -1);
+    g_string_append (text, "null");
+  g_string_append (text, ",\"type\":");
+  gg_json_canonical_append_string (text, entry->type->id);
+  g_string_append_c (text, '}');
+  return gg_a2g_sha256_hex (text->str, (gssize) text->len);
 }
 
 /**
@@ -217,7 +246,6 @@ gg_a2g_entry_parse (GgA2gManifest *manifest,
                     GError       **error)
 {
   g_autoptr(GgA2gEntry) entry = g_new0 (GgA2gEntry, 1);
-  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr(GPtrArray) sorted = g_ptr_array_new ();
   JsonNode *observations = json_object_get_member (object, "observations");
   JsonNode *actions = json_object_get_member (object, "legal_actions");
@@ -243,7 +271,6 @@ gg_a2g_entry_parse (GgA2gManifest *manifest,
     }
   entry->entity = g_strdup (json_node_get_string (entity));
   entry->type = gg_a2g_manifest_get_type (manifest, json_node_get_string (type));
-  entry->observations = json_object_new ();
   entry->quantised = json_object_new ();
   entry->legal_actions = json_array_new ();
   entry->sorted_actions = json_array_new ();
@@ -258,15 +285,18 @@ gg_a2g_entry_parse (GgA2gManifest *manifest,
           return NULL;
         }
       given = json_node_get_object (observations);
-      /* Manifest order; keys the manifest does not know are dropped. */
+      /* Manifest order; keys the manifest does not know are dropped. The
+       * cleaned observations are made for a prompt only (a cache hit
+       * needs the quantised ones alone). */
       for (guint i = 0; i < entry->type->observations->len; i++)
         {
           GgA2gObservation *obs = g_ptr_array_index (entry->type->observations, i);
           JsonNode *value = json_object_get_member (given, obs->id);
 
-          if (value != NULL && !check_observation (obs, value, entry->observations, entry->quantised, error))
+          if (value != NULL && !check_observation (obs, value, NULL, entry->quantised, error))
             return NULL;
         }
+      entry->given = json_object_ref (given);
     }
 
   if (actions == NULL || !JSON_NODE_HOLDS_ARRAY (actions) || json_array_get_length (json_node_get_array (actions)) == 0)
@@ -286,11 +316,13 @@ gg_a2g_entry_parse (GgA2gManifest *manifest,
           invalid (error, "legal_actions[%u]: not an action of type %s", i, entry->type->id);
           return NULL;
         }
-      if (!g_hash_table_add (seen, (gpointer) id))
-        {
-          invalid (error, "legal_actions[%u]: duplicate action", i);
-          return NULL;
-        }
+      /* A handful of actions: a scan beats a hash table. */
+      for (guint j = 0; j < sorted->len; j++)
+        if (strcmp (g_ptr_array_index (sorted, j), id) == 0)
+          {
+            invalid (error, "legal_actions[%u]: duplicate action", i);
+            return NULL;
+          }
       json_array_add_string_element (entry->legal_actions, id);
       g_ptr_array_add (sorted, (gpointer) id);
     }
@@ -352,6 +384,25 @@ gg_a2g_instructions (void)
   return INSTRUCTIONS;
 }
 
+/* The checked and cleaned observations, manifest order (made once). */
+static JsonObject *
+entry_observations (GgA2gEntry *entry)
+{
+  if (entry->observations != NULL)
+    return entry->observations;
+  entry->observations = json_object_new ();
+  for (guint i = 0; entry->given != NULL && i < entry->type->observations->len; i++)
+    {
+      GgA2gObservation *obs = g_ptr_array_index (entry->type->observations, i);
+      JsonNode *value = json_object_get_member (entry->given, obs->id);
+
+      /* Checked when the entry was parsed: this cannot fail. */
+      if (value != NULL)
+        check_observation (obs, value, entry->observations, NULL, NULL);
+    }
+  return entry->observations;
+}
+
 static gint64
 estimate_tokens (gsize bytes)
 {
@@ -411,7 +462,7 @@ gg_a2g_entry_prompt (GgA2gEntry    *entry,
           json_object_set_object_member (entity, "profile", profile);
         }
       json_object_set_object_member (data, "entity", entity);
-      json_object_set_object_member (data, "observations", json_object_ref (entry->observations));
+      json_object_set_object_member (data, "observations", json_object_ref (entry_observations (entry)));
       if (level < NO_SITUATION && situation != NULL)
         json_object_set_object_member (data, "situation", json_object_ref (situation));
       if (level < NO_MEMORY && memory != NULL)

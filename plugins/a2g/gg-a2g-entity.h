@@ -18,7 +18,8 @@ typedef struct {
   char *entity;
   GgA2gEntityType *type;      /* borrowed from the manifest */
   char *profile;              /* nullable */
-  JsonObject *observations;   /* checked and cleaned, manifest order */
+  JsonObject *given;          /* nullable: the observations as sent (a reference) */
+  JsonObject *observations;   /* checked and cleaned, manifest order: made for the prompt (NULL before) */
   JsonObject *quantised;      /* as the cache key sees them */
   JsonArray *legal_actions;   /* request order */
   JsonArray *sorted_actions;  /* sorted, for the key */

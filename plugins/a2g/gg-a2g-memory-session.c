@@ -36,18 +36,10 @@ _gg_a2g_memory_replay_free (Replay *replay)
 /* ---- decision records ------------------------------------------------------ */
 
 static void
-record_put (GgA2gStore *store, const char *client_id, GgA2gRecord *record,
-            GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+record_add (MemSession *session, GgA2gRecord *record)
 {
-  GgA2gMemoryStore *self = GG_A2G_MEMORY_STORE (store);
-  MemSession *session = _gg_a2g_memory_live_session (self, client_id);
   GQueue *recent;
 
-  if (session == NULL)
-    {
-      RETURN_BOOLEAN (FALSE);
-      return;
-    }
   g_hash_table_insert (session->records, record->decision_id, gg_a2g_record_ref (record));
   g_queue_push_tail (&session->record_order, record);
   recent = g_hash_table_lookup (session->recent, record->entity);
@@ -69,7 +61,30 @@ record_put (GgA2gStore *store, const char *client_id, GgA2gRecord *record,
         g_queue_remove (list, oldest);
       g_hash_table_remove (session->records, oldest->decision_id);
     }
-  RETURN_BOOLEAN (TRUE);
+}
+
+static void
+record_put (GgA2gStore *store, const char *client_id, GgA2gRecord *record,
+            GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+{
+  GgA2gMemoryStore *self = GG_A2G_MEMORY_STORE (store);
+  MemSession *session = _gg_a2g_memory_live_session (self, client_id);
+
+  if (session != NULL)
+    record_add (session, record);
+  RETURN_BOOLEAN (session != NULL);
+}
+
+static void
+record_put_many (GgA2gStore *store, const char *client_id, GPtrArray *records,
+                 GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+{
+  GgA2gMemoryStore *self = GG_A2G_MEMORY_STORE (store);
+  MemSession *session = _gg_a2g_memory_live_session (self, client_id);
+
+  for (guint i = 0; session != NULL && i < records->len; i++)
+    record_add (session, g_ptr_array_index (records, i));
+  RETURN_BOOLEAN (session != NULL);
 }
 
 static void
@@ -259,6 +274,7 @@ void
 _gg_a2g_memory_session_iface_init (GgA2gStoreInterface *iface)
 {
   iface->record_put = record_put;
+  iface->record_put_many = record_put_many;
   iface->record_report = record_report;
   iface->record_recent = record_recent;
   iface->replay_claim = replay_claim;

@@ -350,26 +350,45 @@ session_count (GgA2gStore *store,
 
 /* ---- cache ----------------------------------------------------------------- */
 
-static void
-cache_get (GgA2gStore *store, const char *key,
-           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+/* The live entry of @key (now the most recently used), or NULL. */
+static GgA2gCacheEntry *
+cache_lookup (GgA2gMemoryStore *self, const char *key, gint64 now)
 {
-  GgA2gMemoryStore *self = GG_A2G_MEMORY_STORE (store);
   CacheNode *node = g_hash_table_lookup (self->cache, key);
 
-  if (node != NULL && node->entry->expires_us <= g_get_monotonic_time ())
+  if (node != NULL && node->entry->expires_us <= now)
     {
       cache_remove (self, node);
       node = NULL;
     }
   if (node == NULL)
-    {
-      RETURN_POINTER (NULL, NULL);
-      return;
-    }
+    return NULL;
   g_queue_unlink (&self->lru, node->link);
   g_queue_push_head_link (&self->lru, node->link);
-  RETURN_POINTER (gg_a2g_cache_entry_ref (node->entry), gg_a2g_cache_entry_unref);
+  return gg_a2g_cache_entry_ref (node->entry);
+}
+
+static void
+cache_get (GgA2gStore *store, const char *key,
+           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+{
+  GgA2gMemoryStore *self = GG_A2G_MEMORY_STORE (store);
+  GgA2gCacheEntry *entry = cache_lookup (self, key, g_get_monotonic_time ());
+
+  RETURN_POINTER (entry, gg_a2g_cache_entry_unref);
+}
+
+static void
+cache_get_many (GgA2gStore *store, const char * const *keys, guint n_keys,
+                GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+{
+  GgA2gMemoryStore *self = GG_A2G_MEMORY_STORE (store);
+  GPtrArray *hits = gg_a2g_cache_hits_new (n_keys);
+  gint64 now = g_get_monotonic_time ();
+
+  for (guint i = 0; i < n_keys; i++)
+    g_ptr_array_index (hits, i) = cache_lookup (self, keys[i], now);
+  RETURN_POINTER (hits, g_ptr_array_unref);
 }
 
 static void
@@ -586,6 +605,7 @@ gg_a2g_memory_store_iface_init (GgA2gStoreInterface *iface)
   iface->session_set_context = session_set_context;
   iface->session_count = session_count;
   iface->cache_get = cache_get;
+  iface->cache_get_many = cache_get_many;
   iface->cache_put = cache_put;
   iface->cache_list = cache_list;
   iface->rate_take = rate_take;

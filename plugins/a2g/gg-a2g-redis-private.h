@@ -1,7 +1,7 @@
 /* gg-a2g-redis-private.h: what the files of the Redis store share: the
  * connection (gg-a2g-redis-store.c), the commands and Lua scripts of each
  * operation (gg-a2g-redis-cache.c, gg-a2g-redis-ops.c, gg-a2g-redis-session.c,
- * gg-a2g-redis-counters.c).
+ * gg-a2g-redis-counters.c, gg-a2g-redis-records.c).
  *
  * Keys (P is `redis-prefix`, "a2g:" by default). Keys one script touches
  * share a hash tag, so that the store also runs on Redis Cluster:
@@ -56,6 +56,7 @@ typedef enum {
   SCRIPT_REPLAY_FINISH,
   SCRIPT_TELEMETRY_PUT,
   SCRIPT_SUB_CLAIM,
+  SCRIPT_RECORD_PUT_MANY,
   N_SCRIPTS
 } ScriptId;
 
@@ -89,6 +90,11 @@ void      _gg_a2g_redis_ops_iface_init     (GgA2gStoreInterface *iface);
 void      _gg_a2g_redis_counters_iface_init (GgA2gStoreInterface *iface);
 void      _gg_a2g_redis_cache_iface_init   (GgA2gStoreInterface *iface);
 void      _gg_a2g_redis_sub_iface_init     (GgA2gStoreInterface *iface);
+void      _gg_a2g_redis_records_iface_init (GgA2gStoreInterface *iface);
+
+/* Decision ids kept per entity (for memory), and a record as Redis keeps it. */
+#define GG_REDIS_MAX_RECENT 16
+char     *_gg_redis_record_to_json (GgA2gRecord *record);
 
 /* Sessions seen here, to answer lookups while Redis is unreachable (the
  * decisions then become FALLBACK busy rather than the request a 503). */

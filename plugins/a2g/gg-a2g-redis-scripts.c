@@ -203,7 +203,8 @@ RedisScript _gg_a2g_redis_scripts[N_SCRIPTS] = {
    * session keys' prefix ("P{s:"). A claim counts while its session lives
    * (and the client is still this player's), or until its score (the
    * pending time after the claim) before it is opened.
-   * Returns 0 (claimed) or the ms until the soonest other claim could end. */
+   * Returns 0 (claimed), the ms until the soonest other claim could end,
+   * or -1 when the client's live or pending session is another player's. */
   [SCRIPT_SUB_CLAIM] = { NOW_MS
     "local max, ttl, pending = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])\n"
     "local live, mine, soonest = 0, false, nil\n"
@@ -231,4 +232,25 @@ RedisScript _gg_a2g_redis_scripts[N_SCRIPTS] = {
     "redis.call('SET', KEYS[2], KEYS[1], 'PX', ttl + pending)\n"
     "if redis.call('PTTL', KEYS[1]) < ttl + pending then redis.call('PEXPIRE', KEYS[1], ttl + pending) end\n"
     "return 0\n" },
+  /* SCRIPT_RECORD_PUT for a decide request's records at once. KEYS:
+   * session, rec, recent; ARGV: max recent, then decision id, entity,
+   * record JSON per record. Returns the session's TTL (ms), 0 without it. */
+  [SCRIPT_RECORD_PUT_MANY] = {
+    "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end\n"
+    "local max = tonumber(ARGV[1]); local lists = {}\n"
+    "for i = 2, #ARGV - 2, 3 do\n"
+    "  redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 2])\n"
+    "  local ids = lists[ARGV[i + 1]]\n"
+    "  if not ids then\n"
+    "    local l = redis.call('HGET', KEYS[3], ARGV[i + 1])\n"
+    "    if l then ids = cjson.decode(l) else ids = {} end\n"
+    "    lists[ARGV[i + 1]] = ids\n"
+    "  end\n"
+    "  table.insert(ids, 1, ARGV[i])\n"
+    "  while #ids > max do table.remove(ids) end\n"
+    "end\n"
+    "for entity, ids in pairs(lists) do redis.call('HSET', KEYS[3], entity, cjson.encode(ids)) end\n"
+    "local ttl = redis.call('PTTL', KEYS[1])\n"
+    "redis.call('PEXPIRE', KEYS[2], ttl); redis.call('PEXPIRE', KEYS[3], ttl)\n"
+    "return ttl\n" },
 };

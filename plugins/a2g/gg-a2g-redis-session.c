@@ -15,7 +15,7 @@
 #include "gg-a2g-redis-private.h"
 #include "gg-a2g-situation.h"
 
-#define MAX_RECENT 16
+#define MAX_RECENT GG_REDIS_MAX_RECENT
 #define REPLAY_POLL_MS 20
 
 static char *
@@ -308,8 +308,8 @@ session_count (GgA2gStore *store,
 
 /* ---- decision records ------------------------------------------------------ */
 
-static char *
-record_to_json (GgA2gRecord *record)
+char *
+_gg_redis_record_to_json (GgA2gRecord *record)
 {
   g_autoptr(JsonObject) object = json_object_new ();
   g_autoptr(JsonNode) node = NULL;
@@ -413,7 +413,7 @@ record_put (GgA2gStore *store, const char *client_id, GgA2gRecord *record,
 {
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
   RedisCmd *cmd = _gg_redis_script_new (SCRIPT_RECORD_PUT, 3);
-  g_autofree char *json = record_to_json (record);
+  g_autofree char *json = _gg_redis_record_to_json (record);
   g_autofree char *session = skey (self, client_id, "");
   g_autofree char *rec = skey (self, client_id, ":rec");
   g_autofree char *recent = skey (self, client_id, ":recent");

@@ -799,4 +799,5 @@ gg_a2g_redis_store_iface_init (GgA2gStoreInterface *iface)
   _gg_a2g_redis_session_iface_init (iface);
   _gg_a2g_redis_ops_iface_init (iface);
   _gg_a2g_redis_counters_iface_init (iface);
+  _gg_a2g_redis_records_iface_init (iface);
 }

@@ -138,6 +138,39 @@ GG_A2G_STORE_OP (sub_session_claim, const char *game, const char *sub, const cha
   IFACE (self)->sub_session_claim (self, game, sub, client_id, max, ttl_s, cancellable, callback, user_data);
 }
 
+GG_A2G_STORE_OP (cache_get_many, const char * const *keys, guint n_keys,)
+{
+  IFACE (self)->cache_get_many (self, keys, n_keys, cancellable, callback, user_data);
+}
+
+GG_A2G_STORE_OP (record_put_many, const char *client_id, GPtrArray *records,)
+{
+  IFACE (self)->record_put_many (self, client_id, records, cancellable, callback, user_data);
+}
+
+static void
+cache_hit_free (gpointer entry)
+{
+  if (entry != NULL)
+    gg_a2g_cache_entry_unref (entry);
+}
+
+/**
+ * gg_a2g_cache_hits_new:
+ * @n_keys: how many keys a cache_get_many() reads
+ *
+ * Returns: (transfer full): @n_keys NULL elements (misses) that free
+ *   the entries put in their place
+ */
+GPtrArray *
+gg_a2g_cache_hits_new (guint n_keys)
+{
+  GPtrArray *hits = g_ptr_array_new_full (n_keys, cache_hit_free);
+
+  g_ptr_array_set_size (hits, n_keys);
+  return hits;
+}
+
 /** gg_a2g_store_finish_pointer: Returns: (transfer full) (nullable): the result */
 gpointer
 gg_a2g_store_finish_pointer (GgA2gStore   *self,

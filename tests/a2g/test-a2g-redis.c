@@ -2,7 +2,9 @@
  * `redis-server` (started here on a Unix socket in a temporary directory,
  * no TCP port, no persistence): a session opened on one used on the
  * other, a cache entry written by one answered by the other, a report
- * accepted once across both, a request_id replayed across both, a rate
+ * accepted once across both, every decision of a request of 16 (its
+ * cache entries and records go to Redis together) reportable on the
+ * other, once, a request_id replayed across both, a rate
  * limit held by both together, a budget not overspent under concurrent
  * load, and Redis stopped mid-run (fallbacks, 503, no crash) then started
  * again (recovery). Skips (77) when redis-server is not installed.
@@ -115,6 +117,108 @@ test_report_once (void)
   a2g_assert_json (first->body, "{\"a2g\":\"0.1\",\"ok\":true,\"accepted\":1,\"ignored\":[]}");
   a2g_assert_json (second->body, already);
   a2g_assert_json (third->body, other);
+  a2g_service_stop (a);
+  a2g_service_stop (b);
+}
+
+/* The decisions of @response (a decide of @n entities), with @sources[i]
+ * ("forced", "model", "cache" or "invalid" for a FALLBACK), as a reports
+ * array reporting each decision. */
+static char *
+reports_of (A2gResponse *response, guint n, const char * const *sources, GHashTable *seen)
+{
+  g_autoptr(JsonObject) object = a2g_json (response);
+  JsonArray *decisions = json_object_get_array_member (object, "decisions");
+  GString *reports = g_string_new ("[");
+
+  g_assert_cmpuint (response->status, ==, 200);
+  g_assert_cmpuint (json_array_get_length (decisions), ==, n);
+  for (guint i = 0; i < n; i++)
+    {
+      JsonObject *decision = json_array_get_object_element (decisions, i);
+      const char *id;
+
+      if (strcmp (sources[i], "invalid") == 0)
+        {
+          g_assert_cmpstr (json_object_get_string_member (decision, "code"), ==, "invalid");
+          continue;
+        }
+      g_assert_cmpstr (json_object_get_string_member (decision, "source"), ==, sources[i]);
+      id = json_object_get_string_member (decision, "decision_id");
+      /* "d_" and 64 random bits, none seen before. */
+      g_assert_cmpuint (strlen (id), ==, 2 + 16);
+      g_assert_true (g_str_has_prefix (id, "d_"));
+      g_assert_true (g_hash_table_add (seen, g_strdup (id)));
+      g_string_append_printf (reports, "%s{\"decision_id\":\"%s\",\"entity\":\"%s\",\"outcome\":\"success\"}",
+                              reports->len > 1 ? "," : "", id, json_object_get_string_member (decision, "entity"));
+    }
+  g_string_append_c (reports, ']');
+  return g_string_free (reports, FALSE);
+}
+
+/* A request's entities go to Redis together (one MGET for their cache
+ * entries, one script for their records): every decision of a mixed
+ * request of 16 is reportable at once on the other replica, once. */
+static void
+test_batch_across (void)
+{
+  guint prefix = a2g_redis_new_prefix ();
+  A2gService *a = replica ("flee", NULL, prefix), *b = replica ("flee", NULL, prefix);
+  g_autofree char *token = a2g_open (a, CLIENT, NULL);
+  g_autofree char *other_token = a2g_open (b, OTHER, NULL);
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GString) entities = g_string_new (NULL);
+  const char *first_sources[16], *second_sources[16];
+  g_autofree char *body = NULL;
+  g_autofree char *first_reports = NULL, *second_reports = NULL;
+  g_autofree char *report = NULL, *theirs = NULL, *expected_other = NULL;
+  const char *some_id;
+
+  for (guint i = 0; i < 16; i++)
+    {
+      g_string_append_printf (entities, "%s{\"entity\":\"pirate-%u\",\"type\":\"pirate\",\"observations\":"
+                              "{\"hp\":50},\"legal_actions\":%s}", i > 0 ? "," : "", i,
+                              i == 0 ? "[\"flee\"]" : i == 1 ? "[\"nope\"]" : "[\"attack\",\"flee\"]");
+      first_sources[i] = i == 0 ? "forced" : i == 1 ? "invalid" : "model";
+      second_sources[i] = i == 0 ? "forced" : i == 1 ? "invalid" : "cache";
+    }
+  body = g_strdup_printf ("{\"client_id\":\"" CLIENT "\",\"entities\":[%s]}", entities->str);
+  {
+    /* The first on A: all misses, then model decisions; the second on B:
+     * the game-wide entries A wrote. */
+    g_autoptr(A2gResponse) first = a2g_post (a, "/v1/decide", token, body);
+    g_autoptr(A2gResponse) second = a2g_post (b, "/v1/decide", token, body);
+
+    first_reports = reports_of (first, 16, first_sources, seen);
+    second_reports = reports_of (second, 16, second_sources, seen);
+  }
+  g_assert_cmpuint (g_hash_table_size (seen), ==, 30);
+  {
+    /* Reported on the replica that did not decide them, then again. */
+    g_autofree char *on_b = g_strdup_printf ("{\"client_id\":\"" CLIENT "\",\"reports\":%s}", first_reports);
+    g_autofree char *on_a = g_strdup_printf ("{\"client_id\":\"" CLIENT "\",\"reports\":%s}", second_reports);
+    g_autoptr(A2gResponse) first = a2g_post (b, "/v1/report", token, on_b);
+    g_autoptr(A2gResponse) second = a2g_post (a, "/v1/report", token, on_a);
+    g_autoptr(A2gResponse) again = a2g_post (a, "/v1/report", token, on_b);
+    g_autoptr(JsonObject) object = a2g_json (again);
+
+    a2g_assert_json (first->body, "{\"a2g\":\"0.1\",\"ok\":true,\"accepted\":15,\"ignored\":[]}");
+    a2g_assert_json (second->body, "{\"a2g\":\"0.1\",\"ok\":true,\"accepted\":15,\"ignored\":[]}");
+    g_assert_cmpint (json_object_get_int_member (object, "accepted"), ==, 0);
+    g_assert_cmpuint (json_array_get_length (json_object_get_array_member (object, "ignored")), ==, 15);
+  }
+  /* Another session's report of one of them: each decision's owner is known. */
+  some_id = strstr (second_reports, "\"d_") + 1;
+  report = g_strndup (some_id, 2 + 16);
+  theirs = g_strdup_printf ("{\"client_id\":\"" OTHER "\",\"reports\":[{\"decision_id\":\"%s\","
+                            "\"entity\":\"pirate-0\",\"outcome\":\"success\"}]}", report);
+  expected_other = g_strdup_printf ("{\"a2g\":\"0.1\",\"ok\":true,\"accepted\":0,\"ignored\":"
+                                    "[{\"decision_id\":\"%s\",\"reason\":\"other_session\"}]}", report);
+  {
+    g_autoptr(A2gResponse) other = a2g_post (a, "/v1/report", other_token, theirs);
+
+    a2g_assert_json (other->body, expected_other);
+  }
   a2g_service_stop (a);
   a2g_service_stop (b);
 }
@@ -342,6 +446,7 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/a2g/redis/session-and-cache", test_session_and_cache);
   g_test_add_func ("/a2g/redis/report-once", test_report_once);
+  g_test_add_func ("/a2g/redis/batch", test_batch_across);
   g_test_add_func ("/a2g/redis/replay", test_replay_across);
   g_test_add_func ("/a2g/redis/rate", test_rate_across);
   g_test_add_func ("/a2g/redis/budget", test_budget_across);

@@ -3,9 +3,11 @@
  * two replicas (the load split over both), side by side in one run:
  * decide requests per second and p50/p99 for model decisions (a scripted
  * model answering at once, cache off: every step of the pipeline reaches
- * the store) and game-wide cache hits, one entity per request; and the
- * Redis round trips per decision (the store counts the commands it sends;
- * a script is one round trip however many keys it touches).
+ * the store) and game-wide cache hits, one entity per request, and 16
+ * cache hits per request; the CPU time per request of the replicas and of
+ * redis-server (from /proc: meaningful on a loaded machine); and the Redis
+ * round trips per decision (the store counts the commands it sends; a
+ * script is one round trip however many keys it touches).
  *
  * redis-server runs on a Unix socket in a temporary directory, without
  * persistence. Exits 77 when redis-server is not installed. Prints a
@@ -189,15 +191,20 @@ session_open (guint16 port, const char *client_id)
   return token;
 }
 
+/* @n entities of @type in one request, all in the same situation. */
 static char *
-decide_request (guint16 port, const char *token, const char *client_id, const char *type)
+decide_request (guint16 port, const char *token, const char *client_id, const char *type, guint n)
 {
-  g_autofree char *body = g_strdup_printf ("{\"client_id\":\"%s\",\"entities\":[{\"entity\":\"%s-1\",\"type\":\"%s\","
-                                           "\"observations\":{\"hp\":50},\"legal_actions\":[\"flee\",\"%s\"]}]}",
-                                           client_id, type, type,
-                                           strcmp (type, "pirate") == 0 ? "attack" : "dump_cargo");
+  g_autoptr(GString) body = g_string_new (NULL);
 
-  return bench_http_request (port, "/v1/decide", token, body);
+  g_string_append_printf (body, "{\"client_id\":\"%s\",\"entities\":[", client_id);
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (body, "%s{\"entity\":\"%s-%u\",\"type\":\"%s\","
+                            "\"observations\":{\"hp\":50},\"legal_actions\":[\"flee\",\"%s\"]}",
+                            i > 0 ? "," : "", type, i + 1, type,
+                            strcmp (type, "pirate") == 0 ? "attack" : "dump_cargo");
+  g_string_append (body, "]}");
+  return bench_http_request (port, "/v1/decide", token, body->str);
 }
 
 typedef struct {
@@ -220,8 +227,14 @@ load_thread (gpointer data)
   return NULL;
 }
 
+static guint64
+redis_cpu_ns (void)
+{
+  return bench_process_cpu_ns (redis_pid);
+}
+
 static void
-print_row (const char *setup, const char *what, Load *loads, guint n)
+print_row (const char *setup, const char *what, Load *loads, guint n, double cpu_us, double redis_us)
 {
   double per_second = 0, decisions = 0, p50 = 0, p99 = 0;
   guint64 failures = 0;
@@ -234,18 +247,34 @@ print_row (const char *setup, const char *what, Load *loads, guint n)
       p99 = MAX (p99, loads[i].result.p99_us);
       failures += loads[i].result.failures;
     }
-  printf ("%-34s %-12s %9.0f %9.0f %9.1f %9.1f\n", setup, what, per_second, decisions, p50, p99);
+  char redis_column[32] = "";
+
+  if (redis_us > 0)
+    g_snprintf (redis_column, sizeof redis_column, "%.1f", redis_us);
+  printf ("%-26s %-14s %9.0f %9.0f %9.1f %9.1f %9.1f %9s\n", setup, what, per_second, decisions, p50, p99, cpu_us,
+          redis_column);
   if (failures > 0)
     printf ("  (%" G_GUINT64_FORMAT " answers were not 200)\n", failures);
+}
+
+/* The CPU time (ns) the replicas and redis-server have used so far. */
+static void
+cpu_now (Replica **replicas, guint n, gboolean redis, guint64 *service, guint64 *store)
+{
+  *service = 0;
+  for (guint i = 0; i < n; i++)
+    *service += bench_process_cpu_ns (replicas[i]->pid);
+  *store = redis ? redis_cpu_ns () : 0;
 }
 
 /* @n replicas (memory when !@redis), the load split over them. */
 static void
 bench_setup (const char *setup, gboolean redis, guint n, guint prefix)
 {
-  static const char *types[] = { "trader", "pirate" };
-  static const char *labels[] = { "model", "cache hit" };
-  static const char *expect[] = { "\"source\":\"model\"", "\"source\":\"cache\"" };
+  static const char *types[] = { "trader", "pirate", "pirate" };
+  static const guint entities[] = { 1, 1, 16 };
+  static const char *labels[] = { "model", "cache hit", "16 cache hits" };
+  static const char *expect[] = { "\"source\":\"model\"", "\"source\":\"cache\"", "\"source\":\"cache\"" };
   Replica *replicas[2];
   g_autofree char *token = NULL;
 
@@ -256,26 +285,37 @@ bench_setup (const char *setup, gboolean redis, guint n, guint prefix)
     {
       Load loads[2];
       GThread *threads[2];
+      guint64 service_before, store_before, service_after, store_after, requests = 0;
 
       if (t == 1)
         {
           /* The cache entry every later answer comes from. */
           g_autoptr(GError) error = NULL;
-          g_autofree char *first = decide_request (replicas[0]->port, token, "c_5f1c9a27e04b7d13", types[t]);
+          g_autofree char *first = decide_request (replicas[0]->port, token, "c_5f1c9a27e04b7d13", types[t], 1);
           BenchHttpConnection *conn = bench_http_connect (replicas[0]->port, &error);
 
           g_free (exchange_ok (conn, first));
           bench_http_close (conn);
         }
+      cpu_now (replicas, n, redis, &service_before, &store_before);
       for (guint i = 0; i < n; i++)
         {
           loads[i] = (Load) { replicas[i]->port, decide_request (replicas[i]->port, token, "c_5f1c9a27e04b7d13",
-                                                                 types[t]), CONNECTIONS / n, expect[t], { 0 } };
+                                                                 types[t], entities[t]),
+                              CONNECTIONS / n, expect[t], { 0 } };
           threads[i] = g_thread_new ("load", load_thread, &loads[i]);
         }
       for (guint i = 0; i < n; i++)
-        g_thread_join (threads[i]);
-      print_row (setup, labels[t], loads, n);
+        {
+          g_thread_join (threads[i]);
+          requests += loads[i].result.requests;
+        }
+      cpu_now (replicas, n, redis, &service_after, &store_after);
+      /* The warm-up's answers came at about the measured rate. */
+      requests = requests * (WARMUP_S + MEASURE_S) / MEASURE_S;
+      print_row (setup, labels[t], loads, n,
+                 requests > 0 ? (service_after - service_before) / 1000.0 / requests : 0,
+                 requests > 0 ? (store_after - store_before) / 1000.0 / requests : 0);
       for (guint i = 0; i < n; i++)
         g_free (loads[i].request);
     }
@@ -283,10 +323,11 @@ bench_setup (const char *setup, gboolean redis, guint n, guint prefix)
     replica_stop (replicas[i]);
 }
 
-/* Commands one replica sends for @count sequential decisions of @type,
- * less those of a replica that only opened the session. */
+/* Commands one replica sends per decision, for @count sequential requests
+ * of @n entities of @type, less those of a replica that only opened the
+ * session. */
 static double
-round_trips (const char *type, guint prefix)
+round_trips (const char *type, guint n, guint prefix)
 {
   g_autoptr(GError) error = NULL;
   Replica *idle = replica_start (TRUE, prefix), *busy;
@@ -299,15 +340,15 @@ round_trips (const char *type, guint prefix)
   (void) idle_token;
   busy = replica_start (TRUE, prefix);
   token = session_open (busy->port, "c_0a1b2c3d4e5f6a7b");
-  request = decide_request (busy->port, token, "c_0a1b2c3d4e5f6a7b", type);
+  request = decide_request (busy->port, token, "c_0a1b2c3d4e5f6a7b", type, n);
   conn = bench_http_connect (busy->port, &error);
   g_free (exchange_ok (conn, request));   /* a cache hit needs its entry */
   for (guint i = 0; i < ROUND_TRIPS; i++)
     g_free (exchange_ok (conn, request));
   bench_http_close (conn);
   total = replica_stop (busy);
-  /* The first decision (a model call for both types) is counted in. */
-  return (double) (total - base) / (ROUND_TRIPS + 1);
+  /* The first request (model calls for both types) is counted in. */
+  return (double) (total - base) / ((ROUND_TRIPS + 1) * n);
 }
 
 int
@@ -327,13 +368,15 @@ main (int argc, char **argv)
   g_assert_no_error (error);
   redis_socket = g_build_filename (redis_dir, "redis.sock", NULL);
   redis_start ();
-  printf ("a2g decide, one entity per request, %u keep-alive connections in all\n", CONNECTIONS);
-  printf ("%-34s %-12s %9s %9s %9s %9s\n", "setup", "decision", "req/s", "decide/s", "p50 us", "p99 us");
+  printf ("a2g decide, %u keep-alive connections in all; CPU time per request of the replicas and of "
+          "redis-server\n", CONNECTIONS);
+  printf ("%-26s %-14s %9s %9s %9s %9s %9s %9s\n", "setup", "decision", "req/s", "decide/s", "p50 us", "p99 us",
+          "CPU us/r", "Redis us/r");
   bench_setup ("one replica, memory", FALSE, 1, 1);
   bench_setup ("one replica, Redis", TRUE, 1, 2);
   bench_setup ("two replicas, one Redis", TRUE, 2, 3);
-  printf ("Redis round trips per decision: model %.1f, cache hit %.1f\n",
-          round_trips ("trader", 4), round_trips ("pirate", 5));
+  printf ("Redis round trips per decision: model %.2f, cache hit %.2f, 16 cache hits per request %.2f\n",
+          round_trips ("trader", 1, 4), round_trips ("pirate", 1, 5), round_trips ("pirate", 16, 6));
   redis_stop ();
   g_unlink (redis_socket);
   g_rmdir (redis_dir);

@@ -16,7 +16,9 @@
  * machine other work keeps busy; "by CPU" compares those with the limit.
  *
  * Runs $GAMEGATE_BIN directly (never under a wrapper: figures under valgrind
- * mean nothing). Prints a table; asserts nothing about speed.
+ * mean nothing). Prints a table; asserts nothing about speed. With
+ * GG_BENCH_ONLY set, only the rows whose label contains it run (e.g.
+ * GG_BENCH_ONLY="cache hits, 16" for one scenario under a profiler).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -69,6 +71,15 @@ static const char MANIFEST[] =
 
 static const char PIRATE_OBSERVATIONS[] =
   "{\"hp\":35,\"target_distance\":900,\"allies_near\":0,\"cargo_seen\":\"medicine\",\"cornered\":false}";
+
+/* GG_BENCH_ONLY: a part of the labels of the rows to run; unset: all. */
+static gboolean
+wanted (const char *label)
+{
+  const char *only = g_getenv ("GG_BENCH_ONLY");
+
+  return only == NULL || *only == '\0' || strstr (label, only) != NULL;
+}
 
 typedef struct {
   GPid    pid;
@@ -339,6 +350,11 @@ side_by_side (Service    *service,
   BenchLoadResult service_result, bare_result;
   double service_cpu_us = 0, bare_cpu_us = 0;
 
+  if (!wanted (label))
+    {
+      bench_http_close (conn);
+      return;
+    }
   if (conn == NULL)
     g_error ("bench-a2g: %s", error->message);
   /* Twice: the first fills the cache (or is forced anyway). */
@@ -411,10 +427,14 @@ bench_fast_paths (void)
   side_by_side (service, session.token, "decide, cache hit, 1 entity", cache1, 1, "\"source\":\"cache\"");
   side_by_side (service, session.token, "decide, forced, 1 entity", forced1, 1, "\"source\":\"forced\"");
 
-  model_request = bench_http_request (service->port, "/v1/decide", session.token, model16);
-  model_cpu_us = run_load_cpu (service->port, model_request, CONNECTIONS, "\"source\":\"model\"",
-                               service_cpu, service, &model_result);
-  print_row ("decide, scripted model, 16 entities (cache off)", &model_result, model_cpu_us, NULL, 0);
+  if (wanted ("decide, scripted model, 16 entities (cache off)"))
+    {
+      model_request = bench_http_request (service->port, "/v1/decide", session.token, model16);
+      model_cpu_us = run_load_cpu (service->port, model_request, CONNECTIONS, "\"source\":\"model\"",
+                                   service_cpu, service, &model_result);
+      print_row ("decide, scripted model, 16 entities (cache off)", &model_result, model_cpu_us, NULL, 0);
+    }
+  if (wanted ("decide, cache hit, 1 entity, 1 connection"))
   {
     g_autofree char *one = bench_http_request (service->port, "/v1/decide", session.token, cache1);
     BenchLoadResult r;
@@ -498,7 +518,9 @@ main (int   argc,
 {
   signal (SIGPIPE, SIG_IGN);
   bench_fast_paths ();
-  bench_model_overhead ();
-  bench_idle_sessions ();
+  if (wanted ("decide, model taking 20 ms, 1 at a time"))
+    bench_model_overhead ();
+  if (wanted ("RSS per idle session"))
+    bench_idle_sessions ();
   return 0;
 }

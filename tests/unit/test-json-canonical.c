@@ -74,6 +74,13 @@ test_rfc_numbers (void)
     { "1e-7", "1e-7" },
     { "4.35", "4.35" },
     { "0.1", "0.1" },
+    /* Integers a double holds exactly, and one beyond (rounded). */
+    { "-35", "-35" },
+    { "100.0", "100" },
+    { "1e15", "1000000000000000" },
+    { "-1e16", "-10000000000000000" },
+    { "9007199254740993", "9007199254740992" },
+    { "18014398509481990", "18014398509481990" },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -115,11 +122,29 @@ test_digest_permutations (void)
   }
 }
 
+/* Streaming writers: the appenders write what gg_json_canonical_string() does. */
+static void
+test_append (void)
+{
+  g_autoptr(GString) out = g_string_new ("[");
+  g_autoptr(JsonNode) node = json_from_string ("{\"b\":[1.50,true,null],\"a\":\"\\u0001\\\"\\n\u00e9\"}", NULL);
+  g_autofree char *whole = gg_json_canonical_string (node);
+
+  gg_json_canonical_append (out, node);
+  g_string_append_c (out, ',');
+  gg_json_canonical_append_string (out, "q\"\\\t\x7f\xf0\x9f\x98\x80/");
+  g_string_append_c (out, ']');
+  g_assert_cmpstr (whole, ==, "{\"a\":\"\\u0001\\\"\\n\xc3\xa9\",\"b\":[1.5,true,null]}");
+  g_assert_cmpstr (out->str, ==, "[{\"a\":\"\\u0001\\\"\\n\xc3\xa9\",\"b\":[1.5,true,null]},"
+                                 "\"q\\\"\\\\\\t\x7f\xf0\x9f\x98\x80/\"]");
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/json/canonical/append", test_append);
   g_test_add_func ("/json/canonical/rfc-sample", test_rfc_sample);
   g_test_add_func ("/json/canonical/rfc-sorting", test_rfc_sorting);
   g_test_add_func ("/json/canonical/rfc-numbers", test_rfc_numbers);
