@@ -272,6 +272,27 @@ gg_a2g_exchange_reply_error (GgA2gExchange *ex,
   gg_a2g_exchange_reply_bytes (ex, gg_a2g_error_status (code), body);
 }
 
+/**
+ * gg_a2g_exchange_rate_limited:
+ * @ex: an exchange
+ * @wait_ms: how long until the limit lets a request through (> 0)
+ * @message: the error's sentence
+ *
+ * Answers 429 `rate_limited` with `Retry-After` in whole seconds (at
+ * least 1), rounded up.
+ */
+void
+gg_a2g_exchange_rate_limited (GgA2gExchange *ex,
+                              gint64         wait_ms,
+                              const char    *message)
+{
+  g_autofree char *seconds = g_strdup_printf ("%" G_GINT64_FORMAT, MAX ((wait_ms + 999) / 1000, 1));
+
+  if (ex->msg != NULL)
+    soup_message_headers_replace (soup_server_message_get_response_headers (ex->msg), "Retry-After", seconds);
+  gg_a2g_exchange_fail (ex, GG_A2G_ERROR_RATE_LIMITED, "%s", message);
+}
+
 /** gg_a2g_exchange_fail: answers an error made from @format */
 void
 gg_a2g_exchange_fail (GgA2gExchange *ex,

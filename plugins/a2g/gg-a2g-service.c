@@ -308,10 +308,7 @@ on_address_rate (GObject      *source,
    * decisions fall back), so the address limit does not answer for it. */
   if (error == NULL && wait_ms != 0)
     {
-      g_autofree char *seconds = g_strdup_printf ("%" G_GSSIZE_FORMAT, MAX ((wait_ms + 999) / 1000, 1));
-
-      soup_message_headers_replace (soup_server_message_get_response_headers (ex->msg), "Retry-After", seconds);
-      gg_a2g_exchange_fail (ex, GG_A2G_ERROR_RATE_LIMITED, "Too many requests.");
+      gg_a2g_exchange_rate_limited (ex, wait_ms, "Too many requests.");
       return;
     }
   run_route (ex, route);

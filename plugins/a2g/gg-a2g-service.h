@@ -86,6 +86,9 @@ void           gg_a2g_exchange_reply_bytes (GgA2gExchange *ex,
                                             GBytes        *body);
 void           gg_a2g_exchange_reply_error (GgA2gExchange *ex,
                                             const GError  *error);
+void           gg_a2g_exchange_rate_limited (GgA2gExchange *ex,
+                                             gint64         wait_ms,
+                                             const char    *message);
 void           gg_a2g_exchange_fail        (GgA2gExchange *ex,
                                             GgA2gError     code,
                                             const char    *format,

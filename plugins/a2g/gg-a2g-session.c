@@ -206,11 +206,7 @@ on_sub_claimed (GObject      *source,
     {
       /* Until the soonest of the player's sessions could end by itself
        * (the join token is not spent: a retry may use it). */
-      g_autofree char *seconds = g_strdup_printf ("%" G_GSSIZE_FORMAT, MAX ((wait_ms + 999) / 1000, 1));
-
-      soup_message_headers_replace (soup_server_message_get_response_headers (open->ex->msg), "Retry-After",
-                                    seconds);
-      gg_a2g_exchange_fail (open->ex, GG_A2G_ERROR_RATE_LIMITED, "Too many sessions for this player.");
+      gg_a2g_exchange_rate_limited (open->ex, wait_ms, "Too many sessions for this player.");
       open_free (open);
       return;
     }
@@ -340,10 +336,7 @@ on_open_rate (GObject      *source,
     }
   if (wait_ms != 0)
     {
-      g_autofree char *seconds = g_strdup_printf ("%" G_GSSIZE_FORMAT, MAX ((wait_ms + 999) / 1000, 1));
-
-      soup_message_headers_replace (soup_server_message_get_response_headers (ex->msg), "Retry-After", seconds);
-      gg_a2g_exchange_fail (ex, GG_A2G_ERROR_RATE_LIMITED, "Too many session requests.");
+      gg_a2g_exchange_rate_limited (ex, wait_ms, "Too many session requests.");
       open_free (open);
       return;
     }
@@ -404,11 +397,7 @@ on_sub_rate (GObject      *source,
     }
   if (wait_ms != 0)
     {
-      g_autofree char *seconds = g_strdup_printf ("%" G_GSSIZE_FORMAT, MAX ((wait_ms + 999) / 1000, 1));
-
-      soup_message_headers_replace (soup_server_message_get_response_headers (open->ex->msg), "Retry-After",
-                                    seconds);
-      gg_a2g_exchange_fail (open->ex, GG_A2G_ERROR_RATE_LIMITED, "Too many session requests for this player.");
+      gg_a2g_exchange_rate_limited (open->ex, wait_ms, "Too many session requests for this player.");
       open_free (open);
       return;
     }
