@@ -64,18 +64,6 @@ record_add (MemSession *session, GgA2gRecord *record)
 }
 
 static void
-record_put (GgA2gStore *store, const char *client_id, GgA2gRecord *record,
-            GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
-{
-  GgA2gMemoryStore *self = GG_A2G_MEMORY_STORE (store);
-  MemSession *session = _gg_a2g_memory_live_session (self, client_id);
-
-  if (session != NULL)
-    record_add (session, record);
-  RETURN_BOOLEAN (session != NULL);
-}
-
-static void
 record_put_many (GgA2gStore *store, const char *client_id, GPtrArray *records,
                  GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
 {
@@ -273,7 +261,6 @@ situation (GgA2gStore *store, const char *client_id, const char *entity, double 
 void
 _gg_a2g_memory_session_iface_init (GgA2gStoreInterface *iface)
 {
-  iface->record_put = record_put;
   iface->record_put_many = record_put_many;
   iface->record_report = record_report;
   iface->record_recent = record_recent;

@@ -1,8 +1,10 @@
 /* gg-a2g-redis-records.c: the Redis store's decision records of a whole
  * decide request at once (record_put_many): one script writes them all
- * into the session's keys (the keys of record_put(), see
- * gg-a2g-redis-session.c), then the SETs naming each decision's session
- * go out together without waiting for one another.
+ * into the session's keys (`{s:<client>}:rec`, the records by decision id,
+ * and `:recent`, each entity's latest ids, which gg-a2g-redis-session.c
+ * reads for reports and memory), then the SETs naming each decision's
+ * session (`d:<decision id>`) go out together without waiting for one
+ * another.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -29,7 +31,7 @@ on_records_put (GgA2gRedisStore *self, redisReply *reply, GTask *task)
   RecordsOp *op = g_task_get_task_data (task);
   gboolean ok = reply->type == REDIS_REPLY_INTEGER && reply->integer > 0;
 
-  /* Who owns each decision id, as record_put() keeps it. */
+  /* Who owns each decision id, for other_session: lives as long as the session. */
   for (guint i = 0; ok && i < op->records->len; i++)
     {
       GgA2gRecord *record = g_ptr_array_index (op->records, i);

@@ -136,20 +136,6 @@ RedisScript _gg_a2g_redis_scripts[N_SCRIPTS] = {
     "for i = 1, #ARGV - 1, 2 do redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1]) end\n"
     "return redis.call('HGETALL', KEYS[1])\n" },
 
-  /* KEYS: session, rec, recent; ARGV: decision id, entity, record JSON, max recent. */
-  [SCRIPT_RECORD_PUT] = {
-    "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end\n"
-    "redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])\n"
-    "local l = redis.call('HGET', KEYS[3], ARGV[2])\n"
-    "local ids = {}\n"
-    "if l then ids = cjson.decode(l) end\n"
-    "table.insert(ids, 1, ARGV[1])\n"
-    "while #ids > tonumber(ARGV[4]) do table.remove(ids) end\n"
-    "redis.call('HSET', KEYS[3], ARGV[2], cjson.encode(ids))\n"
-    "local ttl = redis.call('PTTL', KEYS[1])\n"
-    "redis.call('PEXPIRE', KEYS[2], ttl); redis.call('PEXPIRE', KEYS[3], ttl)\n"
-    "return ttl\n" },
-
   /* KEYS: rec; ARGV: decision id, entity, outcome, has_reward, reward.
    * Returns -1 (not this session's), or a GgA2gReportResult. */
   [SCRIPT_RECORD_REPORT] = {
@@ -232,7 +218,7 @@ RedisScript _gg_a2g_redis_scripts[N_SCRIPTS] = {
     "redis.call('SET', KEYS[2], KEYS[1], 'PX', ttl + pending)\n"
     "if redis.call('PTTL', KEYS[1]) < ttl + pending then redis.call('PEXPIRE', KEYS[1], ttl + pending) end\n"
     "return 0\n" },
-  /* SCRIPT_RECORD_PUT for a decide request's records at once. KEYS:
+  /* A decide request's records at once. KEYS:
    * session, rec, recent; ARGV: max recent, then decision id, entity,
    * record JSON per record. Returns the session's TTL (ms), 0 without it. */
   [SCRIPT_RECORD_PUT_MANY] = {

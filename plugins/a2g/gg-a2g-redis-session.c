@@ -388,48 +388,6 @@ record_task (GgA2gStore *store, const char *client_id, const char *decision_id,
 }
 
 static void
-on_record_put (GgA2gRedisStore *self, redisReply *reply, GTask *task)
-{
-  RecordOp *op = g_task_get_task_data (task);
-  gboolean ok = reply->type == REDIS_REPLY_INTEGER && reply->integer > 0;
-
-  if (ok)
-    {
-      /* Who owns a decision id, for other_session: lives as long as the session. */
-      RedisCmd *cmd = _gg_redis_cmd_new ("SET");
-      _gg_redis_cmd_addf (cmd, "%sd:%s", self->prefix, op->decision_id);
-      _gg_redis_cmd_add (cmd, op->client_id);
-      _gg_redis_cmd_add (cmd, "PX");
-      _gg_redis_cmd_addf (cmd, "%lld", reply->integer);
-      _gg_redis_send (self, cmd, NULL, NULL);
-    }
-  g_task_return_boolean (task, ok);
-  g_object_unref (task);
-}
-
-static void
-record_put (GgA2gStore *store, const char *client_id, GgA2gRecord *record,
-            GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
-{
-  GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
-  RedisCmd *cmd = _gg_redis_script_new (SCRIPT_RECORD_PUT, 3);
-  g_autofree char *json = _gg_redis_record_to_json (record);
-  g_autofree char *session = skey (self, client_id, "");
-  g_autofree char *rec = skey (self, client_id, ":rec");
-  g_autofree char *recent = skey (self, client_id, ":recent");
-
-  _gg_redis_cmd_add (cmd, session);
-  _gg_redis_cmd_add (cmd, rec);
-  _gg_redis_cmd_add (cmd, recent);
-  _gg_redis_cmd_add (cmd, record->decision_id);
-  _gg_redis_cmd_add (cmd, record->entity);
-  _gg_redis_cmd_add (cmd, json);
-  _gg_redis_cmd_addf (cmd, "%d", MAX_RECENT);
-  _gg_redis_send (self, cmd, record_task (store, client_id, record->decision_id, cancellable, callback, user_data),
-                  on_record_put);
-}
-
-static void
 on_owner (GgA2gRedisStore *self, redisReply *reply, GTask *task)
 {
   RecordOp *op = g_task_get_task_data (task);
@@ -765,7 +723,6 @@ _gg_a2g_redis_session_iface_init (GgA2gStoreInterface *iface)
   iface->session_lookup = session_lookup;
   iface->session_set_context = session_set_context;
   iface->session_count = session_count;
-  iface->record_put = record_put;
   iface->record_report = record_report;
   iface->record_recent = record_recent;
   iface->replay_claim = replay_claim;

@@ -90,11 +90,6 @@ GG_A2G_STORE_OP (counters_add, const GgA2gCounter *deltas, guint n_deltas,)
   IFACE (self)->counters_add (self, deltas, n_deltas, cancellable, callback, user_data);
 }
 
-GG_A2G_STORE_OP (record_put, const char *client_id, GgA2gRecord *record,)
-{
-  IFACE (self)->record_put (self, client_id, record, cancellable, callback, user_data);
-}
-
 GG_A2G_STORE_OP (record_report, const char *client_id, const char *decision_id, const char *entity,
                  const char *outcome, gboolean has_reward, double reward,)
 {

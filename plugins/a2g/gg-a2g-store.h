@@ -190,9 +190,6 @@ struct _GgA2gStoreInterface {
   void (*counters_add)    (GgA2gStore *self, const GgA2gCounter *deltas, guint n_deltas,
                            GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
 
-  /* boolean */
-  void (*record_put)      (GgA2gStore *self, const char *client_id, GgA2gRecord *record,
-                           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
   /* int (GgA2gReportResult): accepts a report once */
   void (*record_report)   (GgA2gStore *self, const char *client_id, const char *decision_id,
                            const char *entity, const char *outcome, gboolean has_reward, double reward,
@@ -248,7 +245,9 @@ struct _GgA2gStoreInterface {
    * elements: misses) */
   void (*cache_get_many)  (GgA2gStore *self, const char * const *keys, guint n_keys,
                            GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
-  /* boolean: record_put() of each of @records (GgA2gRecord*), in their order */
+  /* boolean (FALSE: no such session): keeps each of @records
+   * (GgA2gRecord*), in their order, for reports and memory while the
+   * session lives */
   void (*record_put_many) (GgA2gStore *self, const char *client_id, GPtrArray *records,
                            GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
 };
@@ -277,7 +276,6 @@ GG_A2G_STORE_OP (budget_reserve, const GgA2gBudgetLimit *limits, guint n_limits,
 GG_A2G_STORE_OP (budget_settle, gint64 reservation, gint64 used,);
 GG_A2G_STORE_OP (budget_list, const char *prefix,);
 GG_A2G_STORE_OP (counters_add, const GgA2gCounter *deltas, guint n_deltas,);
-GG_A2G_STORE_OP (record_put, const char *client_id, GgA2gRecord *record,);
 GG_A2G_STORE_OP (record_report, const char *client_id, const char *decision_id, const char *entity,
                  const char *outcome, gboolean has_reward, double reward,);
 GG_A2G_STORE_OP (record_recent, const char *client_id, const char *entity, guint max,);
