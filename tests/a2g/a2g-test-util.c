@@ -390,6 +390,30 @@ a2g_json (A2gResponse *response)
 }
 
 /**
+ * a2g_first_decision:
+ * @response: a 200 answer to /v1/decide
+ *
+ * Returns: (transfer full): its first decision as "SOURCE ACTION REASON"
+ *   (reason "-" when none), or "FALLBACK CODE"
+ */
+char *
+a2g_first_decision (A2gResponse *response)
+{
+  g_autoptr(JsonObject) object = NULL;
+  JsonObject *decision;
+
+  g_assert_cmpuint (response->status, ==, 200);
+  object = a2g_json (response);
+  decision = json_array_get_object_element (json_object_get_array_member (object, "decisions"), 0);
+  if (json_object_has_member (decision, "code"))
+    return g_strdup_printf ("FALLBACK %s", json_object_get_string_member (decision, "code"));
+  return g_strdup_printf ("%s %s %s", json_object_get_string_member (decision, "source"),
+                          json_object_get_string_member (decision, "action"),
+                          json_object_has_member (decision, "reason") ?
+                          json_object_get_string_member (decision, "reason") : "-");
+}
+
+/**
  * a2g_model_config:
  * @steps_json: the scripted model's steps array
  *

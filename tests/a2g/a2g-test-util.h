@@ -62,6 +62,7 @@ char        *a2g_open               (A2gService *service,
                                      const char *client_id,
                                      const char *manifest);
 JsonObject  *a2g_json               (A2gResponse *response);
+char        *a2g_first_decision     (A2gResponse *response);
 char        *a2g_model_config       (const char *steps_json);
 void         a2g_assert_json        (const char *actual,
                                      const char *expected);

@@ -40,18 +40,8 @@ decide_one (A2gService *service,
 {
   g_autofree char *body = g_strdup_printf ("{\"client_id\":\"%s\",\"epoch\":1,\"entities\":[%s]}", client_id, entry);
   g_autoptr(A2gResponse) response = a2g_post (service, "/v1/decide", token, body);
-  g_autoptr(JsonObject) object = NULL;
-  JsonObject *decision;
 
-  g_assert_cmpuint (response->status, ==, 200);
-  object = a2g_json (response);
-  decision = json_array_get_object_element (json_object_get_array_member (object, "decisions"), 0);
-  if (json_object_has_member (decision, "code"))
-    return g_strdup_printf ("FALLBACK %s", json_object_get_string_member (decision, "code"));
-  return g_strdup_printf ("%s %s %s", json_object_get_string_member (decision, "source"),
-                          json_object_get_string_member (decision, "action"),
-                          json_object_has_member (decision, "reason") ?
-                          json_object_get_string_member (decision, "reason") : "-");
+  return a2g_first_decision (response);
 }
 
 #define EXPECT(service, client, token, entry, expected) \
