@@ -19,6 +19,9 @@
 #define DEFAULT_BACKOFF_INITIAL_MS 100
 #define DEFAULT_BACKOFF_MAX_MS     5000
 #define DEFAULT_TIMEOUT_MS         30000
+/* For the TCP connect only: GSocketClient's timeout is an I/O timeout that
+ * stays on the socket it creates, so on_connected() takes it off again. */
+#define CONNECT_TIMEOUT_S          5
 
 typedef struct {
   GgGabpClient *self;     /* borrowed: the client outlives its pending calls */
@@ -513,6 +516,12 @@ on_connected (GObject      *source,
       g_object_unref (connection);
       return;
     }
+  /* GABP has no heartbeat: a mod may stay silent for as long as nobody
+   * asks it anything, or take long over one answer. The connect timeout
+   * would otherwise fail the pending read after CONNECT_TIMEOUT_S of
+   * silence ("Socket I/O timed out"), dropping the session and every call
+   * in flight; how long a call may wait is timeout-ms, per call. */
+  g_socket_set_timeout (g_socket_connection_get_socket (connection), 0);
   g_socket_set_option (g_socket_connection_get_socket (connection), IPPROTO_TCP, TCP_NODELAY, 1, NULL);
   self->connection = connection;
   self->codec = gg_gabp_codec_new (G_IO_STREAM (connection), self->schemas);
@@ -535,7 +544,7 @@ connect_now (gpointer user_data)
   self->retry_id = 0;
   self->state = GG_GABP_CLIENT_CONNECTING;
   self->connect_cancellable = g_cancellable_new ();
-  g_socket_client_set_timeout (client, 5);
+  g_socket_client_set_timeout (client, CONNECT_TIMEOUT_S);
   g_socket_client_connect_to_host_async (client, self->host, self->port,
                                          self->connect_cancellable, on_connected,
                                          g_object_ref (self));
