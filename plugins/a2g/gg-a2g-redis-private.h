@@ -1,10 +1,12 @@
 /* gg-a2g-redis-private.h: what the files of the Redis store share: the
  * connection (gg-a2g-redis-store.c), the commands and Lua scripts of each
  * operation (gg-a2g-redis-cache.c, gg-a2g-redis-ops.c, gg-a2g-redis-session.c,
- * gg-a2g-redis-counters.c, gg-a2g-redis-records.c).
+ * gg-a2g-redis-counters.c, gg-a2g-redis-records.c, gg-a2g-redis-sub.c) and
+ * the `redis` URL (gg-a2g-redis-url.c).
  *
- * Keys (P is `redis-prefix`, "a2g:" by default). Keys one script touches
- * share a hash tag, so that the store also runs on Redis Cluster:
+ * Keys (P is `redis-prefix`, "a2g:" by default). A session's keys share a
+ * hash tag, but some scripts also touch service-wide or per-player keys,
+ * so the store needs one Redis primary, not a Cluster (README):
  *   P m:<hash>                 manifest (canonical JSON), 7 days from its last use
  *   P{s:<client_id>}           session hash, expires with the session
  *   P{s:<client_id>}:rec       decision records (hash id -> JSON)
@@ -94,6 +96,12 @@ void      _gg_a2g_redis_records_iface_init (GgA2gStoreInterface *iface);
 /* Decision ids kept per entity (for memory), and a record as Redis keeps it. */
 #define GG_REDIS_MAX_RECENT 16
 char     *_gg_redis_record_to_json (GgA2gRecord *record);
+gboolean  _gg_redis_url_parse      (const char  *url,
+                                    char       **unix_path,
+                                    char       **host,
+                                    int         *port,
+                                    char       **password,
+                                    GError     **error);
 
 /* Sessions seen here, to answer lookups while Redis is unreachable (the
  * decisions then become FALLBACK busy rather than the request a 503). */
