@@ -118,6 +118,25 @@ is_secret_key (const char *key)
   return FALSE;
 }
 
+/* A URL's password (`scheme://user:PASSWORD@host`, as in `[a2g] redis`)
+ * masked, whatever the key is called; NULL when @value has none. */
+static char *
+mask_url_password (const char *value)
+{
+  const char *authority = strstr (value, "://");
+  const char *end, *at, *colon;
+
+  if (authority == NULL)
+    return NULL;
+  authority += 3;
+  end = authority + strcspn (authority, "/?#");
+  at = g_strrstr_len (authority, end - authority, "@");
+  colon = at != NULL ? memchr (authority, ':', at - authority) : NULL;
+  if (colon == NULL)
+    return NULL;
+  return g_strdup_printf ("%.*s%s%s", (int) (colon + 1 - value), value, MASK, at);
+}
+
 static int
 compare_names (gconstpointer a,
                gconstpointer b)
@@ -137,7 +156,11 @@ append_value (GString    *out,
       g_string_append_printf (out, "#%s=  # %s\n", key, _("unset"));
       return;
     }
-  g_string_append_printf (out, "%s=%s  # %s\n", key, is_secret_key (key) ? MASK : value, origin);
+  {
+    g_autofree char *masked = is_secret_key (key) ? g_strdup (MASK) : mask_url_password (value);
+
+    g_string_append_printf (out, "%s=%s  # %s\n", key, masked != NULL ? masked : value, origin);
+  }
 }
 
 static void

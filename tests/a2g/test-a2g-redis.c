@@ -433,6 +433,37 @@ test_redis_lost (void)
   a2g_service_stop (b);
 }
 
+/* A bad `redis` value stops the start with a clear error that never shows
+ * the URL's password. */
+static void
+test_bad_urls (void)
+{
+  static const struct {
+    const char *url;
+    const char *message;
+  } cases[] = {
+    { "tcp://:url-secret-1@127.0.0.1:notaport",
+      "[a2g] redis: expected tcp://ADDRESS:PORT, got “tcp://:***@127.0.0.1:notaport”" },
+    { "tcp://:url-secret-2@db.example:6379",
+      "[a2g] redis: the address must be an IP address (names would block while resolved), "
+      "got “tcp://:***@db.example:6379”" },
+    { "tcp://user:url-secret-3@127.0.0.1:6379",
+      "[a2g] redis: the password goes as tcp://:PASSWORD@ADDRESS:PORT, got “tcp://:***@127.0.0.1:6379”" },
+    { "tcp://127.0.0.1:0", "[a2g] redis: expected tcp://ADDRESS:PORT, got “tcp://127.0.0.1:0”" },
+    { "unix:relative.sock",
+      "[a2g] redis: expected unix:/ABSOLUTE/PATH or tcp://[:PASSWORD@]ADDRESS:PORT, got “unix:relative.sock”" },
+    { "redis://127.0.0.1:6379",
+      "[a2g] redis: expected unix:/ABSOLUTE/PATH or tcp://[:PASSWORD@]ADDRESS:PORT, got “redis://127.0.0.1:6379”" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *config = g_strdup_printf ("[a2g]\nredis=%s\n", cases[i].url);
+
+      a2g_assert_refuses_to_start (config, cases[i].message, "url-secret");
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -444,6 +475,7 @@ main (int argc, char **argv)
       g_print ("1..0 # SKIP redis-server is not installed\n");
       return 77;
     }
+  g_test_add_func ("/a2g/redis/bad-urls", test_bad_urls);
   g_test_add_func ("/a2g/redis/session-and-cache", test_session_and_cache);
   g_test_add_func ("/a2g/redis/report-once", test_report_once);
   g_test_add_func ("/a2g/redis/batch", test_batch_across);

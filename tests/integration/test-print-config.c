@@ -160,7 +160,9 @@ test_secrets_masked (Fixture *f, gconstpointer data)
                               "auth-token=tok-never-printed\n"
                               "max-tokens=12\n"
                               "session-token-budget=500\n"
-                              "rimworld.token=mod-token-never-printed\n",
+                              "rimworld.token=mod-token-never-printed\n"
+                              "store=tcp://:url-password-never-printed@127.0.0.1:6379\n"
+                              "page=https://example.com/a:b@c\n",
                               f->key_file);
   write_conf (f, contents);
   status = gg_test_run (args, env, NULL, &out, &err);
@@ -189,6 +191,14 @@ test_secrets_masked (Fixture *f, gconstpointer data)
   expected = g_strdup_printf ("rimworld.token=********  # file %s:10, read by no plugin", f->conf);
   assert_line (out, "custom", "rimworld.token", expected);
   g_assert_null (strstr (out, "mod-token"));
+  /* A URL's password, whatever the key is called; an @ past the host is no password. */
+  g_free (expected);
+  expected = g_strdup_printf ("store=tcp://:********@127.0.0.1:6379  # file %s:11, read by no plugin", f->conf);
+  assert_line (out, "custom", "store", expected);
+  g_assert_null (strstr (out, "url-password"));
+  g_free (expected);
+  expected = g_strdup_printf ("page=https://example.com/a:b@c  # file %s:12, read by no plugin", f->conf);
+  assert_line (out, "custom", "page", expected);
 
   if (has_group (out, "model-openai"))
     {
