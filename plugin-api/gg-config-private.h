@@ -60,6 +60,8 @@ void           _gg_config_note_read  (GgConfig   *self,
 
 /* Names a key file may use: the checks of the loader, also applied to
  * gg_config_set_value(). */
+char          *_gg_config_shown_value (const char *key,
+                                       const char *value);
 gboolean       _gg_config_is_group_name (const char *group);
 gboolean       _gg_config_is_key_name   (const char *key);
 

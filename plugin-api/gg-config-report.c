@@ -137,6 +137,26 @@ mask_url_password (const char *value)
   return g_strdup_printf ("%.*s%s%s", (int) (colon + 1 - value), value, MASK, at);
 }
 
+/**
+ * _gg_config_shown_value:
+ * @key: a key name
+ * @value: its value
+ *
+ * Returns: (transfer full): @value as a report or an error may show it:
+ *   masked whole for a key naming a secret, its password masked in a URL
+ */
+char *
+_gg_config_shown_value (const char *key,
+                        const char *value)
+{
+  char *masked;
+
+  if (is_secret_key (key))
+    return g_strdup (MASK);
+  masked = mask_url_password (value);
+  return masked != NULL ? masked : g_strdup (value);
+}
+
 static int
 compare_names (gconstpointer a,
                gconstpointer b)
@@ -157,9 +177,9 @@ append_value (GString    *out,
       return;
     }
   {
-    g_autofree char *masked = is_secret_key (key) ? g_strdup (MASK) : mask_url_password (value);
+    g_autofree char *shown = _gg_config_shown_value (key, value);
 
-    g_string_append_printf (out, "%s=%s  # %s\n", key, masked != NULL ? masked : value, origin);
+    g_string_append_printf (out, "%s=%s  # %s\n", key, shown, origin);
   }
 }
 

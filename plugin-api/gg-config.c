@@ -333,7 +333,9 @@ set_invalid_value (GgConfig       *self,
 {
   g_autofree char *location = location_of (entry);
   g_autofree char *raw = g_key_file_get_value (self->keyfile, entry->group, entry->key, NULL);
-  g_autofree char *quoted = _gg_config_quote_text (raw != NULL ? raw : "", -1);
+  /* Never a secret: a token's value masked, a URL's password too. */
+  g_autofree char *shown = _gg_config_shown_value (entry->key, raw != NULL ? raw : "");
+  g_autofree char *quoted = _gg_config_quote_text (shown, -1);
 
   /* TRANSLATORS: "file:line: [group] key: expected ..., got “value”" */
   g_set_error (error, GG_CONFIG_ERROR, GG_CONFIG_ERROR_INVALID_VALUE,

@@ -109,7 +109,7 @@ gg_a2g_redis_url_check (const char *url,
  * gg_a2g_redis_url_masked:
  * @url: a `redis` value
  *
- * Returns: (transfer full): @url with its password (if any) as `***`
+ * Returns: (transfer full): @url with its password (if any) as `********`
  */
 char *
 gg_a2g_redis_url_masked (const char *url)
@@ -117,6 +117,6 @@ gg_a2g_redis_url_masked (const char *url)
   const char *at = strrchr (url, '@');
 
   if (g_str_has_prefix (url, "tcp://") && at != NULL)
-    return g_strconcat ("tcp://:***@", at + 1, NULL);
+    return g_strconcat ("tcp://:********@", at + 1, NULL);
   return g_strdup (url);
 }

@@ -168,12 +168,8 @@ gg_a2g_settings_load (GgA2gSettings *settings,
     g_clear_pointer (&settings->redis, g_free);
   if (settings->redis != NULL && !gg_a2g_redis_url_check (settings->redis, &local_error))
     {
-      /* Not gg_config_set_invalid(): it would echo the URL, password and all. */
-      g_autofree char *where = gg_config_get_location (config, GROUP, "redis");
-      g_autofree char *masked = gg_a2g_redis_url_masked (settings->redis);
-
-      g_set_error (error, GG_CONFIG_ERROR, GG_CONFIG_ERROR_INVALID_VALUE, "%s%s[%s] redis: %s, got “%s”",
-                   where != NULL ? where : "", where != NULL ? ": " : "", GROUP, local_error->message, masked);
+      /* The report masks the URL's password (gg-config-report.c). */
+      gg_config_set_invalid (config, GROUP, "redis", error, "%s", local_error->message);
       return FALSE;
     }
   settings->redis_prefix = gg_config_get_string (config, GROUP, "redis-prefix", "a2g:");

@@ -443,12 +443,12 @@ test_bad_urls (void)
     const char *message;
   } cases[] = {
     { "tcp://:url-secret-1@127.0.0.1:notaport",
-      "[a2g] redis: expected tcp://ADDRESS:PORT, got “tcp://:***@127.0.0.1:notaport”" },
+      "[a2g] redis: expected tcp://ADDRESS:PORT, got “tcp://:********@127.0.0.1:notaport”" },
     { "tcp://:url-secret-2@db.example:6379",
       "[a2g] redis: the address must be an IP address (names would block while resolved), "
-      "got “tcp://:***@db.example:6379”" },
+      "got “tcp://:********@db.example:6379”" },
     { "tcp://user:url-secret-3@127.0.0.1:6379",
-      "[a2g] redis: the password goes as tcp://:PASSWORD@ADDRESS:PORT, got “tcp://:***@127.0.0.1:6379”" },
+      "[a2g] redis: the password goes as tcp://:PASSWORD@ADDRESS:PORT, got “tcp://user:********@127.0.0.1:6379”" },
     { "tcp://127.0.0.1:0", "[a2g] redis: expected tcp://ADDRESS:PORT, got “tcp://127.0.0.1:0”" },
     { "unix:relative.sock",
       "[a2g] redis: expected unix:/ABSOLUTE/PATH or tcp://[:PASSWORD@]ADDRESS:PORT, got “unix:relative.sock”" },

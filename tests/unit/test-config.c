@@ -292,6 +292,28 @@ test_layers (void)
   g_assert_cmpstr (loc_a, ==, "command line");
 }
 
+/* A refused value is quoted in the error, never a secret: a key naming
+ * one shows its value masked, a URL its password masked. */
+static void
+test_invalid_secret_masked (void)
+{
+  g_autoptr(GgConfig) config = gg_config_new ();
+  g_autoptr(GError) error = NULL;
+  gint64 n = 0;
+
+  g_assert_true (gg_config_load_data (config,
+                                      "[g]\n"
+                                      "server-token=tok-never-shown\n"
+                                      "store=tcp://:pw-never-shown@127.0.0.1:x\n",
+                                      "t.conf", &error));
+  g_assert_false (gg_config_get_int (config, "g", "server-token", 1, 9, 1, &n, &error));
+  g_assert_cmpstr (error->message, ==, "t.conf:2: [g] server-token: expected an integer between 1 and 9, got “********”");
+  g_clear_error (&error);
+  g_free (gg_config_get_string (config, "g", "store", NULL));
+  gg_config_set_invalid (config, "g", "store", &error, "%s", "no port");
+  g_assert_cmpstr (error->message, ==, "t.conf:3: [g] store: no port, got “tcp://:********@127.0.0.1:x”");
+}
+
 static void
 test_int (void)
 {
@@ -565,6 +587,7 @@ main (int argc, char **argv)
   g_test_add_func ("/config/string-list", test_string_list);
   g_test_add_func ("/config/unread", test_unread);
   g_test_add_func ("/config/set-invalid", test_set_invalid);
+  g_test_add_func ("/config/invalid-secret-masked", test_invalid_secret_masked);
   g_test_add_func ("/config/hostile", test_hostile);
   g_test_add_func ("/config/set-value-checks", test_set_value_checks);
 
