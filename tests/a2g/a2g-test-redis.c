@@ -10,6 +10,7 @@
 #include <sys/prctl.h>
 
 #include "a2g-test-redis.h"
+#include "gg-test-util.h"
 
 static char *redis_dir;
 static char *redis_socket;
@@ -101,4 +102,20 @@ char *
 a2g_redis_config (guint prefix)
 {
   return g_strdup_printf ("redis=unix:%s\nredis-prefix=t%u:\n", redis_socket, prefix);
+}
+
+/**
+ * a2g_redis_config_patient:
+ * @prefix: as for a2g_redis_config()
+ *
+ * Returns: (transfer full): a2g_redis_config() with the default
+ *   `redis-timeout-ms` (250) scaled like every test timeout, for tests that
+ *   do not test the timeout: a replica under valgrind on a loaded machine
+ *   would otherwise take its own slowness for Redis's
+ */
+char *
+a2g_redis_config_patient (guint prefix)
+{
+  return g_strdup_printf ("redis=unix:%s\nredis-prefix=t%u:\nredis-timeout-ms=%u\n", redis_socket, prefix,
+                          gg_test_timeout_ms (250));
 }

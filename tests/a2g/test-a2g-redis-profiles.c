@@ -68,7 +68,7 @@ static A2gService *
 client_replica (guint       prefix,
                 const char *steps)
 {
-  g_autofree char *redis = a2g_redis_config (prefix);
+  g_autofree char *redis = a2g_redis_config_patient (prefix);
   g_autofree char *model = steps != NULL ? a2g_model_config (steps) : g_strdup ("");
   g_autofree char *extra = g_strconcat (redis, model, NULL);
   g_autofree char *config = a2g_jwt_client_config (extra);
@@ -83,7 +83,7 @@ static A2gService *
 server_replica (guint       prefix,
                 const char *steps)
 {
-  g_autofree char *redis = a2g_redis_config (prefix);
+  g_autofree char *redis = a2g_redis_config_patient (prefix);
   g_autofree char *model = a2g_model_config (steps);
   g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, API_KEY, -1);
   g_autofree char *config = g_strdup_printf ("[a2g]\nprofile=server\nbehind-tls-proxy=true\n"

@@ -183,7 +183,7 @@ services_start (const char  *extra,
       return;
     }
   *prefix = a2g_redis_new_prefix ();
-  redis = a2g_redis_config (*prefix);
+  redis = a2g_redis_config_patient (*prefix);
   lines = g_strconcat (extra, redis, NULL);
   config = a2g_jwt_client_config (lines);
   *a = a2g_service_start (config);
