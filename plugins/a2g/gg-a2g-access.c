@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "gg-a2g-access.h"
+#include "gg-a2g-access-private.h"
 #include "gg-a2g-manifest.h"
 
 typedef struct {
@@ -384,17 +385,25 @@ gg_a2g_access_check_transport (const GgA2gAccess *access,
 
 /* ---- credentials in requests ---------------------------------------------- */
 
-/* The secret of `Authorization: Bearer <secret>` or, with @basic, also of
- * `Authorization: Basic base64(user:secret)` (any user name); @bearer
- * (nullable) says which. NULL when absent or empty. The caller clears it
- * (hash_secret()). */
-static char *
-presented_credential (SoupServerMessage *msg,
-                      gboolean           basic,
-                      gboolean          *bearer)
+/**
+ * _gg_a2g_credential_from_header:
+ * @authorization: (nullable): the Authorization header's text
+ * @basic: whether `Basic` is taken too
+ * @bearer: (out) (optional): whether it was `Bearer`
+ *
+ * The secret of `Bearer <secret>` or, with @basic, also of
+ * `Basic base64(user:secret)` (any user name). NULL when absent or empty,
+ * and for a Basic one that is no `user:secret` in base64 or has a NUL in
+ * it. The caller clears it (hash_secret()).
+ *
+ * Returns: (transfer full) (nullable): the secret
+ */
+char *
+_gg_a2g_credential_from_header (const char *authorization,
+                                gboolean    basic,
+                                gboolean   *bearer)
 {
-  const char *header = soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
-                                                     "Authorization");
+  const char *header = authorization;
   char *secret = NULL;
 
   if (bearer != NULL)
@@ -425,6 +434,18 @@ presented_credential (SoupServerMessage *msg,
   if (secret != NULL && secret[0] == '\0')
     g_clear_pointer (&secret, g_free);
   return secret;
+}
+
+/* The secret of the request's Authorization header
+ * (_gg_a2g_credential_from_header()). */
+static char *
+presented_credential (SoupServerMessage *msg,
+                      gboolean           basic,
+                      gboolean          *bearer)
+{
+  return _gg_a2g_credential_from_header (
+    soup_message_headers_get_one (soup_server_message_get_request_headers (msg), "Authorization"),
+    basic, bearer);
 }
 
 /* The scheme of the Authorization header in lowercase ("" without one). */
@@ -572,6 +593,28 @@ origin_authority (const char *text)
 }
 
 /**
+ * _gg_a2g_origin_matches_host:
+ * @origin: the Origin header's text
+ * @host: (nullable): the Host header's text
+ *
+ * Returns: whether @origin is `https://` and @host, case-insensitive,
+ *   the default port :443 left out on both sides
+ */
+gboolean
+_gg_a2g_origin_matches_host (const char *origin,
+                             const char *host)
+{
+  g_autofree char *own = NULL;
+  g_autofree char *theirs = NULL;
+
+  if (host == NULL || host[0] == '\0' || g_ascii_strncasecmp (origin, "https://", 8) != 0)
+    return FALSE;
+  own = origin_authority (host);
+  theirs = origin_authority (origin + 8);
+  return strcmp (own, theirs) == 0;
+}
+
+/**
  * gg_a2g_access_check_origin:
  * @access: access rules
  * @msg: a request
@@ -590,17 +633,10 @@ gg_a2g_access_check_origin (const GgA2gAccess *access,
 {
   SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
   const char *origin = soup_message_headers_get_one (headers, "Origin");
-  const char *host = soup_message_headers_get_one (headers, "Host");
-  g_autofree char *own = NULL;
-  g_autofree char *theirs = NULL;
 
   if (origin == NULL)
     return TRUE;
-  if (host == NULL || host[0] == '\0' || g_ascii_strncasecmp (origin, "https://", 8) != 0)
-    return FALSE;
-  own = origin_authority (host);
-  theirs = origin_authority (origin + 8);
-  return strcmp (own, theirs) == 0;
+  return _gg_a2g_origin_matches_host (origin, soup_message_headers_get_one (headers, "Host"));
 }
 
 /* The registered game whose API key hashes to @hash, or NULL. Every game

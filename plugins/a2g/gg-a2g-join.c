@@ -13,6 +13,11 @@
  * against the session's manifest once it is known). Single use of the
  * `jti` is the store's (jti_claim), so that replicas share it.
  *
+ * Then, still before libjwt, the token must be exactly three non-empty
+ * base64url segments (unpadded, as RFC 7515 writes them): libjwt 1.10
+ * reads and writes a byte past its buffer when it decodes an empty
+ * payload or signature, and an ES256 or RS256 token never has one.
+ *
  * Refusals are short English sentences without any of the token.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -61,6 +66,30 @@ decode_segment (const char *segment,
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     return NULL;
   return json_object_ref (json_node_get_object (node));
+}
+
+/* Whether @token is header.payload.signature, each segment non-empty
+ * base64url without padding. */
+static gboolean
+compact_shape (const char *token)
+{
+  guint dots = 0;
+  gsize segment = 0;
+
+  for (const char *c = token; *c != '\0'; c++)
+    {
+      if (*c == '.')
+        {
+          if (segment == 0 || ++dots > 2)
+            return FALSE;
+          segment = 0;
+        }
+      else if (g_ascii_isalnum (*c) || *c == '-' || *c == '_')
+        segment++;
+      else
+        return FALSE;
+    }
+  return dots == 2 && segment > 0;
 }
 
 static const char *
@@ -137,6 +166,11 @@ gg_a2g_join_verify (const GgA2gAccess *access,
   if (alg == NULL || strcmp (alg, key->alg) != 0)
     {
       *message = "Join token algorithm not allowed.";
+      return FALSE;
+    }
+  if (!compact_shape (token))
+    {
+      *message = "Invalid join token.";
       return FALSE;
     }
   status = jwt_decode (&jwt, token, (const unsigned char *) key->pem, (int) key->pem_length);
