@@ -16,9 +16,6 @@
  * leaves no claims; an acceptance has every claim, an `exp` within 15
  * minutes ahead, and only for the registered game (never for another).
  *
- * The keys below are test keys made for this fuzzer with openssl; they
- * sign nothing anywhere else.
- *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
@@ -35,73 +32,51 @@
 #define SERVICE_ID "a2g.fuzz.example"
 #define GAME "orbital-freight"
 
-static const char es_public[] =
-  "-----BEGIN PUBLIC KEY-----\n"
-  "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEIqQA1GKr2kmQ5RN81vlA1TQsODeg\n"
-  "e0Kx9XwAbLTEL62l1VDomTwVVyWoahpUaTDIWKaHKGx+kw16XgaqJP48SA==\n"
-  "-----END PUBLIC KEY-----\n";
-
-static const char es_private[] =
-  "-----BEGIN PRIVATE KEY-----\n"
-  "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgFBajTo4vWmq5TT5h\n"
-  "sVAdyp3QAeYwriN0BizuwTbLbf6hRANCAAQipADUYqvaSZDlE3zW+UDVNCw4N6B7\n"
-  "QrH1fABstMQvraXVUOiZPBVXJahqGlRpMMhYpocobH6TDXpeBqok/jxI\n"
-  "-----END PRIVATE KEY-----\n";
-
-static const char rsa_public[] =
-  "-----BEGIN PUBLIC KEY-----\n"
-  "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAuE+m0W5bFsCTSklcmRwK\n"
-  "jHvvjRcqRVjK/f3on+e2JNY6mbxunnrjrDiy3JKWSy1m3FYdQH2SxAXQFJDsANpZ\n"
-  "/r5uRsLzJsn2DI2samf0wJydDmLDEmnsHRdtw7Hj00Bu3qYiYUtep7vvZ8rg3OH3\n"
-  "xeFjGABOM/4D9sgO+b0zdBlwHePVD3GEaAzbP5u8ImWh6sNFhv1tTRzHwB9lyjoU\n"
-  "CF2UwqbFppKoSteg0uQ44ebofBcmRk0XArVdnKAVOpjeY+qlXqrfyCGY5vJBxbmp\n"
-  "mepQPsY8IhmjjsQFIqDHHNxeHBnoh87lBjKted7JNXPi0GUtQErC6AvsfexWiI6q\n"
-  "ZwIDAQAB\n"
-  "-----END PUBLIC KEY-----\n";
-
-static const char rsa_private[] =
-  "-----BEGIN PRIVATE KEY-----\n"
-  "MIIEvgIBADANBgkqhkiG9w0BAQEFAASCBKgwggSkAgEAAoIBAQC4T6bRblsWwJNK\n"
-  "SVyZHAqMe++NFypFWMr9/eif57Yk1jqZvG6eeuOsOLLckpZLLWbcVh1AfZLEBdAU\n"
-  "kOwA2ln+vm5GwvMmyfYMjaxqZ/TAnJ0OYsMSaewdF23DsePTQG7epiJhS16nu+9n\n"
-  "yuDc4ffF4WMYAE4z/gP2yA75vTN0GXAd49UPcYRoDNs/m7wiZaHqw0WG/W1NHMfA\n"
-  "H2XKOhQIXZTCpsWmkqhK16DS5Djh5uh8FyZGTRcCtV2coBU6mN5j6qVeqt/IIZjm\n"
-  "8kHFuamZ6lA+xjwiGaOOxAUioMcc3F4cGeiHzuUGMq153sk1c+LQZS1ASsLoC+x9\n"
-  "7FaIjqpnAgMBAAECggEAWQ1bK5undUHMqLrze6LZ0fDb2I7VxLXXNotkx0YccoXz\n"
-  "wG4UAIydzouCmCJXbbFdHp6Y+ZzyubWZSSaQcQUPMI9wFs6Az0ALmxsksDDUR/Aj\n"
-  "zlyXpiD5jUDRrxkXW+2o4/jfaaUR8fdTABI9PVwM7FYvG9yh7GsSHT2iRrZM0w3X\n"
-  "5txqjlbui4yyTBPlLRhr+/La1sm1w08jpHqeqab2m5w0z6RisG5UdJGjtN2Fu2tC\n"
-  "iayNwLNghJ/pKmsmZHjCOZ2t0of4iauKgsZXcDbe/TLM4v00ZNshjW+kPY7HDCnW\n"
-  "WRdTEbTzIKNgmL3Ql7WfV2se379jwShOlSvSX16aOQKBgQD1sTNfsrlK1hb6a5Kj\n"
-  "mWXP+q4oHDmWDg7k64PPrZLHrY2vAxhMvyG1pD339oK40O5vexwyKnCDuGfVQr6g\n"
-  "sTXs9o6jALmVPEkm5moIgTWgBhL4ymf4xTdl7Rod768OmvTo5M9FcTPeX3X3Ioyh\n"
-  "iQZSke8+gaVvY7/UMBMprPoZvQKBgQDACzPB9T+ehOTL8Hva7ihSzc4PjgaXWF43\n"
-  "I+IySeoRMd99Q38HJ5vam57bFi0THDEvzlqCr/qsNQM2Vn+uYJDh5tLh1zzuNNqq\n"
-  "yTfeaHMQ7QZFsb78EF3TyGlqItsL6LWUYgFdXbvqZhrAODU5ttbZaNxg9RoOZZVN\n"
-  "rMyTMQbs8wKBgQCZ0kpuxM+bWfRi7kyNnrGOh8zXkew/1SdgDU+mC27VEwScqNxi\n"
-  "2Fs7hMvDXhOzsCNHqpUZl1aAMUjYzQPaSXiQlkDxLrgCBg9qimGiV3sCaCsill6H\n"
-  "8rlfWBW83l4ET+G7md1nBZvKwotxobDYRZiuw208/iBcX+Au8bZdpk2jJQKBgBpP\n"
-  "rpitVDkQthQm76EwLgAiSFAjQk3sAoSFexEuxU3zyk3sOHQvfg/2cE5N/ID4xNhq\n"
-  "6kWrfKmpXbZNJZMrkc4RhOUCS0vLnAX4KZpkLxerkcdsseDxERnaBG9RNTete2tH\n"
-  "/i3fkMZtlM6vJMOyhD8nOcJi8l30lv8cZK7p8av3AoGBAIft6z9vSCfPAYQiUFW3\n"
-  "LmH61wOFCabXQDZeLVTX0hrQ+1B8Ga0oXJG0IboHUXSoOh9wEMIlSSe66DmT9ykj\n"
-  "Neb5bFF5rYDAYK9Y8OFRAY1I6d8vXlSycDjMZ5cDqFlTpPOL8in+4enevPtl5laA\n"
-  "wwyc0q9jn8dr3IpnFOjVrhaJ\n"
-  "-----END PRIVATE KEY-----\n";
+/* The studio's key pairs, made with openssl when the fuzzer starts (none
+ * is kept in the tree): tokens of "sign:" inputs are signed with them, so
+ * an input means the same whatever the keys. */
+static char *es_private;
+static char *rsa_private;
 
 static GgA2gAccess *join_access;
 
-static char *
-write_key (const char *dir,
-           const char *name,
-           const char *pem)
+static void
+openssl (const char * const *args)
 {
   g_autoptr(GError) error = NULL;
-  char *path = g_build_filename (dir, name, NULL);
+  int status = -1;
 
-  g_file_set_contents (path, pem, -1, &error);
+  g_spawn_sync (NULL, (char **) args, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
+                G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error);
   g_assert_no_error (error);
-  return path;
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+}
+
+/* A key pair in @dir: the private half's PEM, the public half in @public_path. */
+static char *
+make_key_pair (const char *dir,
+               const char *name,
+               const char *algorithm,
+               const char *option,
+               char      **public_path)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *private_path = g_strdup_printf ("%s/%s.pem", dir, name);
+  char *pem = NULL;
+
+  *public_path = g_strdup_printf ("%s/%s.pub.pem", dir, name);
+  {
+    const char *generate[] = { "openssl", "genpkey", "-algorithm", algorithm, "-pkeyopt", option,
+                               "-out", private_path, NULL };
+    const char *extract[] = { "openssl", "pkey", "-in", private_path, "-pubout", "-out", *public_path, NULL };
+
+    openssl (generate);
+    openssl (extract);
+  }
+  g_file_get_contents (private_path, &pem, NULL, &error);
+  g_assert_no_error (error);
+  g_unlink (private_path);
+  return pem;
 }
 
 /* The client profile with the two public keys (read from files, as the
@@ -120,8 +95,8 @@ setup (void)
     return;
   dir = g_dir_make_tmp ("gg-fuzz-join-XXXXXX", &error);
   g_assert_no_error (error);
-  es_path = write_key (dir, "es.pub.pem", es_public);
-  rsa_path = write_key (dir, "rsa.pub.pem", rsa_public);
+  es_private = make_key_pair (dir, "es", "EC", "ec_paramgen_curve:P-256", &es_path);
+  rsa_private = make_key_pair (dir, "rsa", "RSA", "rsa_keygen_bits:2048", &rsa_path);
   text = g_strdup_printf ("[a2g]\nprofile=client\nbehind-tls-proxy=true\nservice-id=" SERVICE_ID "\n"
                           "games=" GAME "\n" GAME ".join-keys=studio-es:ES256:%s, studio-rsa:RS256:%s\n"
                           GAME ".manifests=sha256:%064d\n", es_path, rsa_path, 0);
