@@ -50,6 +50,27 @@ bearer_credential (SoupServerMessage *msg)
   return g_strstrip (g_strdup (header + 7));
 }
 
+/* After a store operation: FALSE, with @open freed, when the client is
+ * gone or the shared store is out of reach (then 503: no session and no
+ * join token is accepted without the store). */
+static gboolean
+open_goes_on (Open         *open,
+              const GError *store_error)
+{
+  if (!gg_a2g_exchange_is_live (open->ex))
+    {
+      open_free (open);
+      return FALSE;
+    }
+  if (store_error != NULL)
+    {
+      gg_a2g_exchange_reply_error (open->ex, store_error);
+      open_free (open);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static void
 on_opened (GObject      *source,
            GAsyncResult *result,
@@ -139,18 +160,8 @@ on_jti_claimed (GObject      *source,
   g_autoptr(GError) error = NULL;
   gboolean fresh = gg_a2g_store_finish_boolean (GG_A2G_STORE (source), result, &error);
 
-  if (!gg_a2g_exchange_is_live (open->ex))
-    {
-      open_free (open);
-      return;
-    }
-  if (error != NULL)
-    {
-      /* The shared store is out of reach: no join token is accepted (503). */
-      gg_a2g_exchange_reply_error (open->ex, error);
-      open_free (open);
-      return;
-    }
+  if (!open_goes_on (open, error))
+    return;
   if (!fresh)
     {
       gg_a2g_exchange_fail (open->ex, GG_A2G_ERROR_UNAUTHORIZED, "Join token already used.");
@@ -184,18 +195,8 @@ on_sub_claimed (GObject      *source,
   g_autoptr(GError) store_error = NULL;
   gssize wait_ms = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, &store_error);
 
-  if (!gg_a2g_exchange_is_live (open->ex))
-    {
-      open_free (open);
-      return;
-    }
-  if (store_error != NULL)
-    {
-      /* The shared store is out of reach: no session (fail closed, 503). */
-      gg_a2g_exchange_reply_error (open->ex, store_error);
-      open_free (open);
-      return;
-    }
+  if (!open_goes_on (open, store_error))
+    return;
   if (wait_ms == GG_A2G_SUB_CLAIM_OTHER_PLAYER)
     {
       gg_a2g_exchange_fail (open->ex, GG_A2G_ERROR_FORBIDDEN, "This client_id is another player's session.");
@@ -322,18 +323,8 @@ on_open_rate (GObject      *source,
   GgA2gError refused_code = GG_A2G_ERROR_UNAUTHORIZED;
   const char *refusal = NULL;
 
-  if (!gg_a2g_exchange_is_live (ex))
-    {
-      open_free (open);
-      return;
-    }
-  if (store_error != NULL)
-    {
-      /* The shared store is out of reach: no session (fail closed, 503). */
-      gg_a2g_exchange_reply_error (ex, store_error);
-      open_free (open);
-      return;
-    }
+  if (!open_goes_on (open, store_error))
+    return;
   if (wait_ms != 0)
     {
       gg_a2g_exchange_rate_limited (ex, wait_ms, "Too many session requests.");
@@ -383,18 +374,8 @@ on_sub_rate (GObject      *source,
   g_autoptr(GError) store_error = NULL;
   gssize wait_ms = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, &store_error);
 
-  if (!gg_a2g_exchange_is_live (open->ex))
-    {
-      open_free (open);
-      return;
-    }
-  if (store_error != NULL)
-    {
-      /* The shared store is out of reach: no session (fail closed, 503). */
-      gg_a2g_exchange_reply_error (open->ex, store_error);
-      open_free (open);
-      return;
-    }
+  if (!open_goes_on (open, store_error))
+    return;
   if (wait_ms != 0)
     {
       gg_a2g_exchange_rate_limited (open->ex, wait_ms, "Too many session requests for this player.");
