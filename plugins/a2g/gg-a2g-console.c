@@ -121,13 +121,13 @@ on_stream_finished (SoupServerMessage *msg,
 
 typedef struct {
   GgA2gConsole *console;  /* NULL once the console is gone */
-  gssize sessions;
+  gint64 sessions;
   gboolean everyone;      /* the timer's snapshot, not a new stream's */
 } Build;
 
 static void
 send_snapshot (GgA2gConsole *console,
-               gssize        sessions,
+               gint64        sessions,
                JsonArray    *budgets,
                gboolean      everyone)
 {
@@ -177,7 +177,7 @@ on_budgets (GObject      *source,
 {
   Build *build = user_data;
   GgA2gConsole *console = build->console;
-  g_autoptr(JsonArray) budgets = gg_a2g_store_finish_pointer (GG_A2G_STORE (source), result, NULL);
+  g_autoptr(JsonArray) budgets = gg_a2g_store_budget_list_finish (GG_A2G_STORE (source), result, NULL);
 
   if (console != NULL)
     {
@@ -196,7 +196,7 @@ on_counted (GObject      *source,
 {
   Build *build = user_data;
 
-  build->sessions = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, NULL);
+  build->sessions = gg_a2g_store_session_count_finish (GG_A2G_STORE (source), result, NULL);
   gg_a2g_store_budget_list_async (GG_A2G_STORE (source), "game:", NULL, on_budgets, build);
 }
 

@@ -27,7 +27,7 @@ on_context_set (GObject      *source,
   JsonArray *chain;
 
   g_free (update);
-  if (!gg_a2g_store_finish_boolean (GG_A2G_STORE (source), result, &error))
+  if (!gg_a2g_store_session_set_context_finish (GG_A2G_STORE (source), result, &error))
     {
       gg_a2g_exchange_reply_error (ex, error);
       return;
@@ -50,7 +50,7 @@ on_context_set (GObject      *source,
 void
 gg_a2g_handle_context (GgA2gExchange *ex)
 {
-  GgA2gManifest *manifest = gg_a2g_service_lookup_manifest (ex->service, ex->session->manifest_hash);
+  GgA2gManifest *manifest = ex->session->manifest;
   g_autoptr(GError) error = NULL;
   GgA2gContext *context;
   Update *update;

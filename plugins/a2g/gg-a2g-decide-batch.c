@@ -153,7 +153,7 @@ on_cache_one (GObject      *source,
   g_autoptr(CacheRead) read = user_data;
   g_autoptr(GPtrArray) hits = gg_a2g_cache_hits_new (1);
 
-  g_ptr_array_index (hits, 0) = gg_a2g_store_finish_pointer (GG_A2G_STORE (source), result, NULL);
+  g_ptr_array_index (hits, 0) = gg_a2g_store_cache_get_finish (GG_A2G_STORE (source), result, NULL);
   cache_answers (read, hits);
 }
 
@@ -164,7 +164,7 @@ on_cache_many (GObject      *source,
 {
   g_autoptr(CacheRead) read = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) hits = gg_a2g_store_finish_pointer (GG_A2G_STORE (source), result, &error);
+  g_autoptr(GPtrArray) hits = gg_a2g_store_cache_get_many_finish (GG_A2G_STORE (source), result, &error);
 
   if (error != NULL && read->entities->len > 1 && read->request->ex->service != NULL)
     {
@@ -211,7 +211,7 @@ on_records_written (GObject      *source,
                     gpointer      user_data)
 {
   (void) user_data;
-  gg_a2g_store_finish_boolean (GG_A2G_STORE (source), result, NULL);
+  gg_a2g_store_record_put_many_finish (GG_A2G_STORE (source), result, NULL);
 }
 
 /** _gg_a2g_decide_records_write: @request: a request whose entities have all settled */

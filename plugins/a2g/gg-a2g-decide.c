@@ -163,7 +163,7 @@ on_recorded (GObject      *source,
              GAsyncResult *result,
              gpointer      user_data)
 {
-  gg_a2g_store_finish_boolean (GG_A2G_STORE (source), result, NULL);
+  gg_a2g_store_cache_put_finish (GG_A2G_STORE (source), result, NULL);
 }
 
 static void
@@ -238,7 +238,7 @@ on_settled (GObject      *source,
             GAsyncResult *result,
             gpointer      user_data)
 {
-  gg_a2g_store_finish_boolean (GG_A2G_STORE (source), result, NULL);
+  gg_a2g_store_budget_settle_finish (GG_A2G_STORE (source), result, NULL);
 }
 
 static void
@@ -340,7 +340,7 @@ on_situation (GObject      *source,
   GgAgentPolicy policy;
   gint64 tokens;
 
-  entity->situation = gg_a2g_store_finish_pointer (GG_A2G_STORE (source), result, NULL);
+  entity->situation = gg_a2g_store_telemetry_situation_finish (GG_A2G_STORE (source), result, NULL);
   if (!entity_goes_on (entity))
     {
       settle_budget (entity, 0);
@@ -380,7 +380,7 @@ on_reserved (GObject      *source,
   Entity *entity = user_data;
   g_autoptr(RequestHold) hold = entity->request;
   g_autoptr(GError) error = NULL;
-  gssize reservation = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, &error);
+  gint64 reservation = gg_a2g_store_budget_reserve_finish (GG_A2G_STORE (source), result, &error);
   GgA2gService *service = service_of (entity);
 
   entity->reservation = MAX (reservation, 0);
@@ -399,7 +399,7 @@ on_reserved (GObject      *source,
       settle_fallback (entity, GG_A2G_FALLBACK_BUDGET, "A token budget is spent.");
       return;
     }
-  gg_a2g_store_situation_async (service->store, entity->request->ex->session->client_id, entity->entry->entity,
+  gg_a2g_store_telemetry_situation_async (service->store, entity->request->ex->session->client_id, entity->entry->entity,
                                 service->settings.nearby_radius, NULL, on_situation, (request_ref (entity->request), entity));
 }
 
@@ -434,7 +434,7 @@ on_game_rate (GObject      *source,
 {
   Entity *entity = user_data;
   g_autoptr(RequestHold) hold = entity->request;
-  gssize wait_ms = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, NULL);
+  gint64 wait_ms = gg_a2g_store_rate_take_finish (GG_A2G_STORE (source), result, NULL);
 
   if (!entity_goes_on (entity))
     return;
@@ -455,7 +455,7 @@ on_session_rate (GObject      *source,
   g_autoptr(RequestHold) hold = entity->request;
   GgA2gService *service = service_of (entity);
   g_autoptr(GError) error = NULL;
-  gssize wait_ms = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, &error);
+  gint64 wait_ms = gg_a2g_store_rate_take_finish (GG_A2G_STORE (source), result, &error);
   g_autofree char *bucket = NULL;
 
   if (!entity_goes_on (entity))
@@ -502,7 +502,7 @@ on_recent (GObject      *source,
   g_autoptr(RequestHold) hold = entity->request;
   GgA2gEntry *entry = entity->entry;
 
-  entity->memory = gg_a2g_store_finish_pointer (GG_A2G_STORE (source), result, NULL);
+  entity->memory = gg_a2g_store_record_recent_finish (GG_A2G_STORE (source), result, NULL);
   if (!entity_goes_on (entity))
     return;
   if (entry->type->cache == GG_A2G_CACHE_OFF && entity->memory != NULL)
@@ -604,7 +604,7 @@ on_replay_stored (GObject      *source,
                   GAsyncResult *result,
                   gpointer      user_data)
 {
-  gg_a2g_store_finish_boolean (GG_A2G_STORE (source), result, NULL);
+  gg_a2g_store_replay_finish_finish (GG_A2G_STORE (source), result, NULL);
 }
 
 void
@@ -646,7 +646,7 @@ on_replay_claimed (GObject      *source,
                    gpointer      user_data)
 {
   Request *request = user_data;
-  g_autoptr(GBytes) answer = gg_a2g_store_finish_pointer (GG_A2G_STORE (source), result, NULL);
+  g_autoptr(GBytes) answer = gg_a2g_store_replay_claim_finish (GG_A2G_STORE (source), result, NULL);
 
   if (answer != NULL)
     {
@@ -673,12 +673,11 @@ void
 gg_a2g_handle_decide (GgA2gExchange *ex)
 {
   GgA2gService *service = ex->service;
-  GgA2gManifest *manifest = gg_a2g_service_lookup_manifest (service, ex->session->manifest_hash);
+  GgA2gManifest *manifest = ex->session->manifest;
   JsonNode *epoch = json_object_get_member (ex->body, "epoch");
   JsonNode *request_id = json_object_get_member (ex->body, "request_id");
   JsonNode *entities = json_object_get_member (ex->body, "entities");
-  g_autoptr(GgA2gContext) empty = NULL;
-  GgA2gContext *context = ex->session->context;
+  GgA2gContext *context;
   JsonArray *array;
   Request *request;
 
@@ -710,11 +709,7 @@ gg_a2g_handle_decide (GgA2gExchange *ex)
       gg_a2g_exchange_fail (ex, GG_A2G_ERROR_INVALID, "entities: at most 16 entities per request");
       return;
     }
-  if (context == NULL)
-    {
-      empty = gg_a2g_context_build (manifest, NULL, NULL);
-      context = empty;
-    }
+  context = gg_a2g_session_get_context (ex->session);
   /* Structural errors refuse the request; an entity's own data only its entry. */
   for (guint i = 0; i < json_array_get_length (array); i++)
     {

@@ -368,7 +368,7 @@ on_authenticated (GObject      *source,
   g_autoptr(GgA2gExchange) ex = data->ex;
   GgA2gHandler then = data->then;
   g_autoptr(GError) error = NULL;
-  GgA2gSession *session = gg_a2g_store_finish_pointer (GG_A2G_STORE (source), result, &error);
+  GgA2gSession *session = gg_a2g_store_session_lookup_finish (GG_A2G_STORE (source), result, &error);
 
   g_free (data);
   if (session == NULL)

@@ -44,10 +44,10 @@ on_reported (GObject      *source,
 {
   Batch *batch = user_data;
   g_autoptr(GError) error = NULL;
-  gssize outcome = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, &error);
+  GgA2gReportResult outcome = gg_a2g_store_record_report_finish (GG_A2G_STORE (source), result, &error);
   JsonObject *report = json_array_get_object_element (batch->reports, batch->next);
 
-  if (outcome < 0)
+  if (error != NULL)
     {
       gg_a2g_exchange_reply_error (batch->ex, error);
       batch_free (batch);

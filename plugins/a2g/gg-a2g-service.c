@@ -18,7 +18,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "gg-a2g-memory-store.h"
+#include "gg-a2g-process-store.h"
 #include "gg-a2g-redis-store.h"
 #include "gg-a2g-service.h"
 
@@ -299,7 +299,7 @@ on_address_rate (GObject      *source,
   g_autoptr(GgA2gExchange) ex = dispatch->ex;
   const Route *route = dispatch->route;
   g_autoptr(GError) error = NULL;
-  gssize wait_ms = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, &error);
+  gint64 wait_ms = gg_a2g_store_rate_take_finish (GG_A2G_STORE (source), result, &error);
 
   g_free (dispatch);
   if (!gg_a2g_exchange_is_live (ex))
@@ -450,10 +450,8 @@ gg_a2g_service_new (GgBus          *bus,
                                                            (guint) service->settings.cache_entries,
                                                            service->settings.cache_ttl_s));
   else
-    service->store = GG_A2G_STORE (gg_a2g_memory_store_new ((guint) service->settings.cache_entries,
-                                                            service->settings.cache_ttl_s));
-  service->manifests = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
-                                              (GDestroyNotify) gg_a2g_manifest_unref);
+    service->store = GG_A2G_STORE (gg_a2g_process_store_new ((guint) service->settings.cache_entries,
+                                                             service->settings.cache_ttl_s));
   service->stats = gg_a2g_stats_new (service->store);
   service->live = g_hash_table_new (NULL, NULL);
   service->model = gg_bus_create_model (bus, service->settings.model, &model_error);
@@ -521,29 +519,6 @@ gg_a2g_service_listen (GgA2gService  *service,
 }
 
 /**
- * gg_a2g_service_lookup_manifest:
- * @service: the service
- * @hash: a manifest hash
- *
- * Returns: (transfer none) (nullable): the parsed manifest known here
- */
-GgA2gManifest *
-gg_a2g_service_lookup_manifest (GgA2gService *service,
-                                const char   *hash)
-{
-  GgA2gManifest *manifest = hash != NULL ? g_hash_table_lookup (service->manifests, hash) : NULL;
-
-  /* A session opened on another replica: the shared store read its manifest. */
-  if (manifest == NULL && hash != NULL && GG_IS_A2G_REDIS_STORE (service->store))
-    {
-      manifest = gg_a2g_redis_store_lookup_manifest (GG_A2G_REDIS_STORE (service->store), hash);
-      if (manifest != NULL)
-        g_hash_table_insert (service->manifests, manifest->hash, gg_a2g_manifest_ref (manifest));
-    }
-  return manifest;
-}
-
-/**
  * gg_a2g_service_close:
  * @service: the service
  *
@@ -598,7 +573,6 @@ gg_a2g_service_free (GgA2gService *service)
   g_hash_table_unref (service->live);
   g_clear_object (&service->model);
   g_clear_object (&service->store);
-  g_hash_table_unref (service->manifests);
   gg_a2g_stats_free (service->stats);
   g_free (service->model_name);
   g_free (service->provider);

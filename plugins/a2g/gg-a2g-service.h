@@ -34,7 +34,6 @@ struct _GgA2gService {
   GgModel *model;             /* nullable: none configured or creatable */
   char *model_name;           /* for /health */
   char *provider;
-  GHashTable *manifests;      /* hash -> GgA2gManifest, parsed */
   GgA2gStats *stats;
   GgA2gConsole *console;
   SoupServer *soup;
@@ -72,8 +71,6 @@ gboolean       gg_a2g_service_listen       (GgA2gService  *service,
 void           gg_a2g_service_close        (GgA2gService *service);
 void           gg_a2g_service_answer_unavailable (GgA2gService *service);
 void           gg_a2g_service_free         (GgA2gService *service);
-GgA2gManifest *gg_a2g_service_lookup_manifest (GgA2gService *service,
-                                               const char   *hash);
 
 GgA2gExchange *gg_a2g_exchange_ref         (GgA2gExchange *ex);
 void           gg_a2g_exchange_unref       (GgA2gExchange *ex);

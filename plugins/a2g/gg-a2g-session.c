@@ -78,7 +78,7 @@ on_opened (GObject      *source,
 {
   g_autoptr(Open) open = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GgA2gSession) session = gg_a2g_store_finish_pointer (GG_A2G_STORE (source), result, &error);
+  g_autoptr(GgA2gSession) session = gg_a2g_store_session_open_finish (GG_A2G_STORE (source), result, &error);
   g_autoptr(JsonObject) reply = NULL;
   JsonObject *limits;
 
@@ -104,7 +104,7 @@ open_session (Open *open)
 {
   GgA2gService *service = open->ex->service;
 
-  gg_a2g_store_session_open_async (service->store, open->client_id, open->game, open->manifest->hash,
+  gg_a2g_store_session_open_async (service->store, open->client_id, open->game, open->manifest,
                                    service->settings.session_ttl_s, service->settings.renew_grace_s,
                                    open->ex->cancellable, on_opened, open);
 }
@@ -116,7 +116,7 @@ on_existing (GObject      *source,
 {
   Open *open = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GgA2gSession) session = gg_a2g_store_finish_pointer (GG_A2G_STORE (source), result, &error);
+  g_autoptr(GgA2gSession) session = gg_a2g_store_session_lookup_finish (GG_A2G_STORE (source), result, &error);
 
   /* At the session limit only renewals are taken. */
   if (g_error_matches (error, GG_A2G_ERROR, GG_A2G_ERROR_UNKNOWN_SESSION))
@@ -135,7 +135,7 @@ on_counted (GObject      *source,
 {
   Open *open = user_data;
   GgA2gService *service = open->ex->service;
-  gssize count = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, NULL);
+  gint64 count = gg_a2g_store_session_count_finish (GG_A2G_STORE (source), result, NULL);
 
   if (!gg_a2g_exchange_is_live (open->ex))
     {
@@ -158,7 +158,7 @@ on_jti_claimed (GObject      *source,
 {
   Open *open = user_data;
   g_autoptr(GError) error = NULL;
-  gboolean fresh = gg_a2g_store_finish_boolean (GG_A2G_STORE (source), result, &error);
+  gboolean fresh = gg_a2g_store_jti_claim_finish (GG_A2G_STORE (source), result, &error);
 
   if (!open_goes_on (open, error))
     return;
@@ -193,11 +193,11 @@ on_sub_claimed (GObject      *source,
 {
   Open *open = user_data;
   g_autoptr(GError) store_error = NULL;
-  gssize wait_ms = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, &store_error);
+  gint64 wait_ms = gg_a2g_store_player_claim_finish (GG_A2G_STORE (source), result, &store_error);
 
   if (!open_goes_on (open, store_error))
     return;
-  if (wait_ms == GG_A2G_SUB_CLAIM_OTHER_PLAYER)
+  if (wait_ms == GG_A2G_PLAYER_CLAIM_OTHER_PLAYER)
     {
       gg_a2g_exchange_fail (open->ex, GG_A2G_ERROR_FORBIDDEN, "This client_id is another player's session.");
       open_free (open);
@@ -217,7 +217,7 @@ on_sub_claimed (GObject      *source,
 /* Everything about the request checked: the player's session slot (client
  * profile), then the join token's jti, then the service-wide count. A
  * refused slot leaves the join token unspent; a slot claimed for an
- * opening refused after it counts for GG_A2G_SUB_CLAIM_PENDING_S only. */
+ * opening refused after it counts for GG_A2G_PLAYER_CLAIM_PENDING_S only. */
 static void
 count_sessions (Open *open)
 {
@@ -226,7 +226,7 @@ count_sessions (Open *open)
   /* Also without a limit (0): the claim keeps each client_id one player's. */
   if (open->claims.sub != NULL)
     {
-      gg_a2g_store_sub_session_claim_async (service->store, open->game, open->claims.sub, open->client_id,
+      gg_a2g_store_player_claim_async (service->store, open->game, open->claims.sub, open->client_id,
                                             service->settings.max_sessions_per_sub > 0 ?
                                             (guint) service->settings.max_sessions_per_sub : G_MAXINT,
                                             service->settings.session_ttl_s, open->ex->cancellable,
@@ -241,7 +241,7 @@ on_manifest_kept (GObject      *source,
                   GAsyncResult *result,
                   gpointer      user_data)
 {
-  gg_a2g_store_finish_boolean (GG_A2G_STORE (source), result, NULL);
+  gg_a2g_store_manifest_put_finish (GG_A2G_STORE (source), result, NULL);
   count_sessions (user_data);
 }
 
@@ -272,11 +272,10 @@ on_manifest_fetched (GObject      *source,
                      gpointer      user_data)
 {
   Open *open = user_data;
-  GgA2gService *service = open->ex->service;
   g_autoptr(GError) error = NULL;
-  g_autofree char *canonical = gg_a2g_store_finish_pointer (GG_A2G_STORE (source), result, &error);
-  g_autoptr(JsonNode) node = NULL;
+  GgA2gManifest *manifest = gg_a2g_store_manifest_get_finish (GG_A2G_STORE (source), result, &error);
 
+  open->manifest = manifest;
   if (!gg_a2g_exchange_is_live (open->ex))
     {
       open_free (open);
@@ -288,17 +287,12 @@ on_manifest_fetched (GObject      *source,
       open_free (open);
       return;
     }
-  if (canonical != NULL)
-    node = gg_json_parse (canonical, -1, GG_JSON_DEFAULT_MAX_DEPTH, NULL);
-  if (node != NULL)
-    open->manifest = gg_a2g_manifest_parse (node, NULL);
   if (open->manifest == NULL)
     {
       gg_a2g_exchange_fail (open->ex, GG_A2G_ERROR_FORBIDDEN, "Unknown manifest hash: send the manifest.");
       open_free (open);
       return;
     }
-  g_hash_table_replace (service->manifests, open->manifest->hash, gg_a2g_manifest_ref (open->manifest));
   if (!check_game (open))
     {
       open_free (open);
@@ -319,7 +313,7 @@ on_open_rate (GObject      *source,
   GgA2gExchange *ex = open->ex;
   GgA2gService *service = ex->service;
   g_autoptr(GError) store_error = NULL;
-  gssize wait_ms = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, &store_error);
+  gint64 wait_ms = gg_a2g_store_rate_take_finish (GG_A2G_STORE (source), result, &store_error);
   GgA2gError refused_code = GG_A2G_ERROR_UNAUTHORIZED;
   const char *refusal = NULL;
 
@@ -372,7 +366,7 @@ on_sub_rate (GObject      *source,
 {
   Open *open = user_data;
   g_autoptr(GError) store_error = NULL;
-  gssize wait_ms = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, &store_error);
+  gint64 wait_ms = gg_a2g_store_rate_take_finish (GG_A2G_STORE (source), result, &store_error);
 
   if (!open_goes_on (open, store_error))
     return;
@@ -416,7 +410,7 @@ after_credentials (Open *open)
           open_free (open);
           return;
         }
-      known = gg_a2g_service_lookup_manifest (service, open->manifest->hash);
+      known = gg_a2g_store_manifest_lookup (service->store, open->manifest->hash);
       if (known != NULL)
         {
           gg_a2g_manifest_unref (open->manifest);
@@ -424,12 +418,10 @@ after_credentials (Open *open)
           count_sessions (open);
           return;
         }
-      g_hash_table_replace (service->manifests, open->manifest->hash, gg_a2g_manifest_ref (open->manifest));
-      gg_a2g_store_manifest_put_async (service->store, open->manifest->hash, open->manifest->canonical,
-                                       ex->cancellable, on_manifest_kept, open);
+      gg_a2g_store_manifest_put_async (service->store, open->manifest, ex->cancellable, on_manifest_kept, open);
       return;
     }
-  known = gg_a2g_service_lookup_manifest (service, hash);
+  known = gg_a2g_store_manifest_lookup (service->store, hash);
   if (known != NULL)
     {
       open->manifest = gg_a2g_manifest_ref (known);

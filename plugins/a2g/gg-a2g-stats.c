@@ -137,7 +137,7 @@ on_added (GObject      *source,
   Flush *flush = user_data;
   GgA2gStats *stats = flush->stats;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) totals = gg_a2g_store_finish_pointer (GG_A2G_STORE (source), result, &error);
+  g_autoptr(JsonObject) totals = gg_a2g_store_counters_add_finish (GG_A2G_STORE (source), result, &error);
 
   stats->flushing--;
   counts_add (&stats->sending, &flush->delta, -1);

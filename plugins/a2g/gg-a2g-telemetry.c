@@ -30,7 +30,7 @@ on_kept (GObject      *source,
   Put *put = user_data;
   g_autoptr(GgA2gExchange) ex = put->ex;
   g_autoptr(GError) error = NULL;
-  gssize kept = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, &error);
+  gint64 kept = gg_a2g_store_telemetry_put_finish (GG_A2G_STORE (source), result, &error);
   g_autoptr(JsonObject) reply = NULL;
 
   if (kept < 0)

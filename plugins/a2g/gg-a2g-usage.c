@@ -16,7 +16,7 @@
 
 typedef struct {
   GgA2gExchange *ex;
-  gssize sessions;
+  gint64 sessions;
   char *game;              /* nullable: the API key's game, whose budget alone is shown */
   JsonArray *budgets;
 } Usage;
@@ -78,7 +78,7 @@ on_budgets (GObject      *source,
   g_autoptr(GError) error = NULL;
   GgA2gService *service = usage->ex->service;
 
-  usage->budgets = gg_a2g_store_finish_pointer (GG_A2G_STORE (source), result, &error);
+  usage->budgets = gg_a2g_store_budget_list_finish (GG_A2G_STORE (source), result, &error);
   if (usage->budgets == NULL)
     {
       gg_a2g_exchange_reply_error (usage->ex, error);
@@ -100,7 +100,7 @@ on_counted (GObject      *source,
   g_autoptr(GError) error = NULL;
   GCancellable *cancellable = usage->ex->cancellable;
 
-  usage->sessions = gg_a2g_store_finish_int (GG_A2G_STORE (source), result, &error);
+  usage->sessions = gg_a2g_store_session_count_finish (GG_A2G_STORE (source), result, &error);
   if (usage->sessions < 0)
     {
       gg_a2g_exchange_reply_error (usage->ex, error);
@@ -129,7 +129,7 @@ on_entries (GObject      *source,
             gpointer      user_data)
 {
   g_autoptr(GgA2gExchange) ex = user_data;
-  g_autoptr(GPtrArray) entries = gg_a2g_store_finish_pointer (GG_A2G_STORE (source), result, NULL);
+  g_autoptr(GPtrArray) entries = gg_a2g_store_cache_list_finish (GG_A2G_STORE (source), result, NULL);
   g_autoptr(JsonObject) reply = gg_a2g_reply_new ();
   g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
   g_autofree char *created = g_date_time_format (now, "%Y-%m-%dT%H:%M:%SZ");
@@ -183,7 +183,7 @@ gg_a2g_handle_policy (GgA2gExchange *ex)
       gg_a2g_exchange_fail (ex, GG_A2G_ERROR_INVALID, "manifest_hash: is required");
       return;
     }
-  if (gg_a2g_service_lookup_manifest (ex->service, hash) == NULL)
+  if (gg_a2g_store_manifest_lookup (ex->service->store, hash) == NULL)
     {
       gg_a2g_exchange_fail (ex, GG_A2G_ERROR_FORBIDDEN, "Unknown manifest hash.");
       return;

@@ -17,7 +17,9 @@
 #include "gg-a2g-redis-private.h"
 
 static void
-on_boolean (GgA2gRedisStore *self, redisReply *reply, GTask *task)
+on_boolean (GgA2gRedisStore *self,
+            redisReply      *reply,
+            GTask           *task)
 {
   (void) self;
   g_task_return_boolean (task, reply->type != REDIS_REPLY_NIL &&
@@ -26,7 +28,8 @@ on_boolean (GgA2gRedisStore *self, redisReply *reply, GTask *task)
 }
 
 static char *
-cache_entry_to_json (GgA2gCacheEntry *entry, gint64 expires_ms)
+cache_entry_to_json (GgA2gCacheEntry *entry,
+                     gint64           expires_ms)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autoptr(JsonNode) root = NULL;
@@ -57,7 +60,8 @@ cache_entry_to_json (GgA2gCacheEntry *entry, gint64 expires_ms)
 }
 
 static GgA2gCacheEntry *
-cache_entry_from_json (const char *text, gsize length)
+cache_entry_from_json (const char *text,
+                       gsize       length)
 {
   g_autoptr(JsonNode) node = gg_json_parse (text, (gssize) length, GG_JSON_DEFAULT_MAX_DEPTH, NULL);
   GgA2gCacheEntry *entry;
@@ -84,7 +88,9 @@ cache_entry_from_json (const char *text, gsize length)
 }
 
 static void
-on_cache_get (GgA2gRedisStore *self, redisReply *reply, GTask *task)
+on_cache_get (GgA2gRedisStore *self,
+              redisReply      *reply,
+              GTask           *task)
 {
   GgA2gCacheEntry *entry = NULL;
 
@@ -96,8 +102,11 @@ on_cache_get (GgA2gRedisStore *self, redisReply *reply, GTask *task)
 }
 
 static void
-cache_get (GgA2gStore *store, const char *key,
-           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+cache_get (GgA2gStore          *store,
+           const char          *key,
+           GCancellable        *cancellable,
+           GAsyncReadyCallback  callback,
+           gpointer             user_data)
 {
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
   RedisCmd *cmd = _gg_redis_cmd_new ("GET");
@@ -107,7 +116,9 @@ cache_get (GgA2gStore *store, const char *key,
 }
 
 static void
-on_cache_get_many (GgA2gRedisStore *self, redisReply *reply, GTask *task)
+on_cache_get_many (GgA2gRedisStore *self,
+                   redisReply      *reply,
+                   GTask           *task)
 {
   GPtrArray *hits = gg_a2g_cache_hits_new (GPOINTER_TO_UINT (g_task_get_task_data (task)));
 
@@ -121,8 +132,12 @@ on_cache_get_many (GgA2gRedisStore *self, redisReply *reply, GTask *task)
 
 /* One MGET for all of a request's keys. */
 static void
-cache_get_many (GgA2gStore *store, const char * const *keys, guint n_keys,
-                GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+cache_get_many (GgA2gStore          *store,
+                const char * const  *keys,
+                guint                n_keys,
+                GCancellable        *cancellable,
+                GAsyncReadyCallback  callback,
+                gpointer             user_data)
 {
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
   GTask *task = g_task_new (store, cancellable, callback, user_data);
@@ -142,8 +157,11 @@ cache_get_many (GgA2gStore *store, const char * const *keys, guint n_keys,
 }
 
 static void
-cache_put (GgA2gStore *store, GgA2gCacheEntry *entry,
-           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+cache_put (GgA2gStore          *store,
+           GgA2gCacheEntry     *entry,
+           GCancellable        *cancellable,
+           GAsyncReadyCallback  callback,
+           gpointer             user_data)
 {
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
   gint64 expires_ms = _gg_redis_now_ms () + self->cache_ttl_ms;
@@ -184,7 +202,9 @@ cache_put (GgA2gStore *store, GgA2gCacheEntry *entry,
 }
 
 static void
-on_cache_values (GgA2gRedisStore *self, redisReply *reply, GTask *task)
+on_cache_values (GgA2gRedisStore *self,
+                 redisReply      *reply,
+                 GTask           *task)
 {
   GPtrArray *entries = g_ptr_array_new_with_free_func ((GDestroyNotify) gg_a2g_cache_entry_unref);
   const char *manifest_hash = g_task_get_task_data (task);
@@ -206,7 +226,9 @@ on_cache_values (GgA2gRedisStore *self, redisReply *reply, GTask *task)
 }
 
 static void
-on_cache_index (GgA2gRedisStore *self, redisReply *reply, GTask *task)
+on_cache_index (GgA2gRedisStore *self,
+                redisReply      *reply,
+                GTask           *task)
 {
   RedisCmd *cmd;
 
@@ -225,8 +247,11 @@ on_cache_index (GgA2gRedisStore *self, redisReply *reply, GTask *task)
 }
 
 static void
-cache_list (GgA2gStore *store, const char *manifest_hash,
-            GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+cache_list (GgA2gStore          *store,
+            const char          *manifest_hash,
+            GCancellable        *cancellable,
+            GAsyncReadyCallback  callback,
+            gpointer             user_data)
 {
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
   GTask *task = g_task_new (store, cancellable, callback, user_data);

@@ -10,6 +10,12 @@
 
 #include "gg-a2g-redis-private.h"
 
+/* KEYS: usage; ARGV: name, delta, name, delta, ... Returns every
+ * counter as {name, total, ...} (HGETALL). */
+RedisScript _gg_redis_script_counters = {
+  "for i = 1, #ARGV - 1, 2 do redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1]) end\n"
+  "return redis.call('HGETALL', KEYS[1])\n" };
+
 static void
 on_counters (GgA2gRedisStore *self,
              redisReply      *reply,
@@ -46,7 +52,7 @@ counters_add (GgA2gStore          *store,
               gpointer             user_data)
 {
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
-  RedisCmd *cmd = _gg_redis_script_new (SCRIPT_COUNTERS, 1);
+  RedisCmd *cmd = _gg_redis_script_new (&_gg_redis_script_counters, 1);
 
   _gg_redis_cmd_addf (cmd, "%susage", self->prefix);
   for (guint i = 0; i < n_deltas; i++)

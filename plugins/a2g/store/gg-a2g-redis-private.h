@@ -1,8 +1,12 @@
 /* gg-a2g-redis-private.h: what the files of the Redis store share: the
- * connection (gg-a2g-redis-store.c), the commands and Lua scripts of each
- * operation (gg-a2g-redis-cache.c, gg-a2g-redis-ops.c, gg-a2g-redis-session.c,
- * gg-a2g-redis-counters.c, gg-a2g-redis-records.c, gg-a2g-redis-sub.c) and
- * the `redis` URL (gg-a2g-redis-url.c).
+ * object (gg-a2g-redis-store.c), its one connection and the commands and
+ * scripts sent on it (gg-a2g-redis-connection.c), the `redis` URL
+ * (gg-a2g-redis-url.c), and one file per topic of the store interface
+ * (gg-a2g-redis-{manifests,sessions,players,jti,cache,limits,records,
+ * telemetry,counters}.c), each with the Lua scripts of its operations.
+ * The topic files send through the connection; the sessions file also
+ * reads manifests (a session opened on another replica) through the
+ * manifests file. Only the object calls every topic's.
  *
  * Keys (P is `redis-prefix`, "a2g:" by default). A session's keys share a
  * hash tag, but some scripts also touch service-wide or per-player keys,
@@ -16,6 +20,7 @@
  *   P{s:<client_id>}:sub       the player (sub set key) that claimed it, with the session
  *   P d:<decision_id>          the session a decision was issued to
  *   P sessions                 live sessions (zset, score: expiry in ms)
+ *   P j:<jti>                  a join token's id, until the token's exp
  *   P usage                    /v1/usage's counters, every replica's (hash name -> total, no expiry)
  *   P c:<cache key>            cache entry (JSON), PX cache-ttl
  *   P ci:<manifest hash>       game-wide cache index (zset, bounded)
@@ -36,87 +41,113 @@
 
 G_BEGIN_DECLS
 
+/* ---- the connection: commands and scripts ----------------------------------- */
+
+/* One Lua script: an operation that must be atomic across replicas (Redis
+ * runs a script as one command). Time in a script is Redis's own (TIME),
+ * so replicas agree on it. */
 typedef struct {
   const char *source;
-  char sha[41];
+  char sha[41];          /* filled when first sent */
 } RedisScript;
 
-typedef enum {
-  SCRIPT_SESSION_OPEN,
-  SCRIPT_SESSION_LOOKUP,
-  SCRIPT_SESSION_CONTEXT,
-  SCRIPT_SESSION_COUNT,
-  SCRIPT_RATE,
-  SCRIPT_RESERVE,
-  SCRIPT_SETTLE,
-  SCRIPT_BUDGET_LIST,
-  SCRIPT_COUNTERS,
-  SCRIPT_RECORD_REPORT,
-  SCRIPT_RECORD_RECENT,
-  SCRIPT_REPLAY_CLAIM,
-  SCRIPT_REPLAY_FINISH,
-  SCRIPT_TELEMETRY_PUT,
-  SCRIPT_SUB_CLAIM,
-  SCRIPT_RECORD_PUT_MANY,
-  N_SCRIPTS
-} ScriptId;
-
-extern RedisScript _gg_a2g_redis_scripts[N_SCRIPTS];
+/* The reading of Redis's clock every script that needs it starts with. */
+#define GG_REDIS_NOW_MS "local t = redis.call('TIME'); local now = t[1] * 1000 + math.floor(t[2] / 1000)\n"
 
 /* Called with the reply (never NULL: a lost connection or an error reply
  * completes the task with GG_A2G_ERROR_UNAVAILABLE before). */
 typedef void (*RedisReplyFunc) (GgA2gRedisStore *self, redisReply *reply, GTask *task);
 
-/* Builds one command's arguments. */
+/* One command's arguments. */
 typedef struct {
-  GPtrArray *args;   /* GBytes */
+  GPtrArray *args;       /* GBytes */
+  RedisScript *script;   /* an EVALSHA's script (sent as EVAL after NOSCRIPT) */
 } RedisCmd;
 
 RedisCmd *_gg_redis_cmd_new      (const char *first);
-void      _gg_redis_cmd_add      (RedisCmd *cmd, const char *arg);
-void      _gg_redis_cmd_add_len  (RedisCmd *cmd, const void *data, gsize length);
-void      _gg_redis_cmd_addf     (RedisCmd *cmd, const char *format, ...) G_GNUC_PRINTF (2, 3);
-RedisCmd *_gg_redis_script_new   (ScriptId script, guint n_keys);
+void      _gg_redis_cmd_add      (RedisCmd   *cmd,
+                                  const char *arg);
+void      _gg_redis_cmd_add_len  (RedisCmd     *cmd,
+                                  gconstpointer data,
+                                  gsize         length);
+void      _gg_redis_cmd_addf     (RedisCmd   *cmd,
+                                  const char *format,
+                                  ...) G_GNUC_PRINTF (2, 3);
+RedisCmd *_gg_redis_script_new   (RedisScript *script,
+                                  guint        n_keys);
 /* Sends @cmd (consumed); @func gets the reply, @task (consumed) is completed
  * by @func, or with an error when the store is unreachable. NULL @task:
  * the reply is ignored. */
-void      _gg_redis_send         (GgA2gRedisStore *self, RedisCmd *cmd, GTask *task,
-                                  RedisReplyFunc func);
-char     *_gg_redis_key          (GgA2gRedisStore *self, const char *format, ...) G_GNUC_PRINTF (2, 3);
+void      _gg_redis_send         (GgA2gRedisStore *self,
+                                  RedisCmd        *cmd,
+                                  GTask           *task,
+                                  RedisReplyFunc   func);
 void      _gg_redis_task_fail    (GTask *task);
+char     *_gg_redis_key          (GgA2gRedisStore *self,
+                                  const char      *format,
+                                  ...) G_GNUC_PRINTF (2, 3);
+char     *_gg_redis_session_key  (GgA2gRedisStore *self,
+                                  const char      *client_id,
+                                  const char      *suffix);
+char     *_gg_redis_reply_string (redisReply *reply);
 gint64    _gg_redis_now_ms       (void);
 
-void      _gg_a2g_redis_session_iface_init (GgA2gStoreInterface *iface);
-void      _gg_a2g_redis_ops_iface_init     (GgA2gStoreInterface *iface);
-void      _gg_a2g_redis_counters_iface_init (GgA2gStoreInterface *iface);
-void      _gg_a2g_redis_cache_iface_init   (GgA2gStoreInterface *iface);
-void      _gg_a2g_redis_sub_iface_init     (GgA2gStoreInterface *iface);
-void      _gg_a2g_redis_records_iface_init (GgA2gStoreInterface *iface);
+void      _gg_redis_connection_start (GgA2gRedisStore *self);
+void      _gg_redis_connection_tick  (GgA2gRedisStore *self);
+void      _gg_redis_connection_close (GgA2gRedisStore *self);
 
-/* Decision ids kept per entity (for memory), and a record as Redis keeps it. */
-#define GG_REDIS_MAX_RECENT 16
-char     *_gg_redis_record_to_json (GgA2gRecord *record);
-gboolean  _gg_redis_url_parse      (const char  *url,
-                                    char       **unix_path,
-                                    char       **host,
-                                    int         *port,
-                                    char       **password,
-                                    GError     **error);
+gboolean  _gg_redis_url_parse    (const char  *url,
+                                  char       **unix_path,
+                                  char       **host,
+                                  int         *port,
+                                  char       **password,
+                                  GError     **error);
 
-/* Sessions seen here, to answer lookups while Redis is unreachable (the
- * decisions then become FALLBACK busy rather than the request a 503). */
-void          _gg_redis_local_session_put (GgA2gRedisStore *self, GgA2gSession *session,
-                                           const char *previous, gint64 grace_s);
-GgA2gSession *_gg_redis_local_session_get (GgA2gRedisStore *self, const char *client_id,
-                                           const char *token);
-GgA2gContext *_gg_redis_context_build     (GgA2gRedisStore *self, const char *manifest_hash,
-                                           const char *state);
-void          _gg_redis_manifest_remember (GgA2gRedisStore *self, const char *hash,
-                                           const char *canonical);
+/* ---- the topics --------------------------------------------------------------- */
+
+void           _gg_a2g_redis_manifests_iface_init (GgA2gStoreInterface *iface);
+RedisCmd      *_gg_redis_manifest_get_cmd  (GgA2gRedisStore *self,
+                                            const char      *hash,
+                                            gboolean         renew);
+GgA2gManifest *_gg_redis_manifest_from_reply (GgA2gRedisStore *self,
+                                              const char      *hash,
+                                              redisReply      *reply);
+
+void           _gg_a2g_redis_sessions_iface_init (GgA2gStoreInterface *iface);
+void           _gg_a2g_redis_sessions_init       (GgA2gRedisStore *self);
+void           _gg_a2g_redis_sessions_sweep      (GgA2gRedisStore *self);
+void           _gg_a2g_redis_players_iface_init  (GgA2gStoreInterface *iface);
+void           _gg_a2g_redis_jti_iface_init      (GgA2gStoreInterface *iface);
+void           _gg_a2g_redis_cache_iface_init    (GgA2gStoreInterface *iface);
+void           _gg_a2g_redis_limits_iface_init   (GgA2gStoreInterface *iface);
+void           _gg_a2g_redis_records_iface_init  (GgA2gStoreInterface *iface);
+void           _gg_a2g_redis_telemetry_iface_init (GgA2gStoreInterface *iface);
+void           _gg_a2g_redis_counters_iface_init (GgA2gStoreInterface *iface);
+
+/* Every topic's scripts, loaded on each connect (gg-a2g-redis-store.c). */
+extern RedisScript _gg_redis_script_session_open;
+extern RedisScript _gg_redis_script_session_lookup;
+extern RedisScript _gg_redis_script_session_context;
+extern RedisScript _gg_redis_script_session_count;
+extern RedisScript _gg_redis_script_player_claim;
+extern RedisScript _gg_redis_script_rate;
+extern RedisScript _gg_redis_script_reserve;
+extern RedisScript _gg_redis_script_settle;
+extern RedisScript _gg_redis_script_budget_list;
+extern RedisScript _gg_redis_script_record_put_many;
+extern RedisScript _gg_redis_script_record_report;
+extern RedisScript _gg_redis_script_record_recent;
+extern RedisScript _gg_redis_script_replay_claim;
+extern RedisScript _gg_redis_script_replay_finish;
+extern RedisScript _gg_redis_script_telemetry_put;
+extern RedisScript _gg_redis_script_counters;
+
+/* ---- the object ----------------------------------------------------------------- */
 
 struct _GgA2gRedisStore {
   GObject parent_instance;
 
+  /* where */
   char *url;
   char *masked;
   char *unix_path;        /* or: */
@@ -125,22 +156,30 @@ struct _GgA2gRedisStore {
   char *password;         /* nullable */
   char *prefix;
   gint64 timeout_ms;
-  guint cache_max;
-  gint64 cache_ttl_ms;
 
+  /* the connection (gg-a2g-redis-connection.c) */
+  RedisScript * const *scripts;  /* NULL-terminated: loaded on each connect */
   redisAsyncContext *ac;
   gboolean up;
   gboolean warned;        /* the loss was logged */
   gint64 connect_started_us;
   guint backoff_ms;
   guint retry_id;
-  guint tick_id;
-  GQueue pending;         /* Pending, oldest first */
+  gboolean closing;
+  GQueue pending;         /* commands sent, oldest first */
   guint64 commands;       /* sent, for the benchmarks */
+  guint tick_id;
 
+  /* manifests known here, parsed (gg-a2g-redis-manifests.c) */
   GHashTable *manifests;  /* hash -> GgA2gManifest */
-  GHashTable *local;      /* client_id -> LocalSession */
+  /* sessions seen here, to answer lookups while Redis is unreachable (the
+   * decisions then become FALLBACK busy rather than the request a 503;
+   * gg-a2g-redis-sessions.c) */
+  GHashTable *local;      /* client_id -> its last snapshot and tokens */
   gint64 local_swept_us;
+  /* cache */
+  guint cache_max;
+  gint64 cache_ttl_ms;
 };
 
 G_END_DECLS

@@ -12,12 +12,12 @@
 
 /* @url into a socket path, or a host, port and password (nullable). */
 gboolean
-_gg_redis_url_parse (const char *url,
-                     char      **unix_path,
-                     char      **host,
-                     int        *port,
-                     char      **password,
-                     GError    **error)
+_gg_redis_url_parse (const char  *url,
+                     char       **unix_path,
+                     char       **host,
+                     int         *port,
+                     char       **password,
+                     GError     **error)
 {
   if (g_str_has_prefix (url, "unix:"))
     {
@@ -93,8 +93,8 @@ _gg_redis_url_parse (const char *url,
  * Returns: whether @url is usable
  */
 gboolean
-gg_a2g_redis_url_check (const char *url,
-                        GError    **error)
+gg_a2g_redis_url_check (const char  *url,
+                        GError     **error)
 {
   g_autofree char *path = NULL, *host = NULL, *password = NULL;
   int port = 0;

@@ -1,25 +1,27 @@
-/* gg-a2g-memory-session.c: what the in-memory store keeps per session:
- * decision records (reports accepted once, memory), request_id replays
- * (a retry waits for the first answer) and telemetry with the situation
- * context derived from it, within that session only.
+/* gg-a2g-process-records.c: the process store's decision records (kept
+ * for reports, accepted once, and for the entities' memory) and request_id
+ * replays (a retry waits for the first answer), each within its session:
+ * they go with it.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
 
-#include <math.h>
 #include <string.h>
 
 #include "gg-a2g-errors.h"
-#include "gg-a2g-memory-private.h"
-#include "gg-a2g-situation.h"
+#include "gg-a2g-process-private.h"
 
-#define MAX_RECENT 16
 #define MAX_RECORDS_PER_SESSION 100000
 
+typedef struct {
+  GBytes *answer;       /* NULL while pending */
+  gint64 expires_us;
+  GQueue waiters;       /* GTask */
+} Replay;
 
-void
-_gg_a2g_memory_replay_free (Replay *replay)
+static void
+replay_free (Replay *replay)
 {
   GTask *task;
 
@@ -36,7 +38,8 @@ _gg_a2g_memory_replay_free (Replay *replay)
 /* ---- decision records ------------------------------------------------------ */
 
 static void
-record_add (MemSession *session, GgA2gRecord *record)
+record_add (GgA2gProcessSession *session,
+            GgA2gRecord         *record)
 {
   GQueue *recent;
 
@@ -49,7 +52,7 @@ record_add (MemSession *session, GgA2gRecord *record)
       g_hash_table_insert (session->recent, g_strdup (record->entity), recent);
     }
   g_queue_push_head (recent, record);
-  if (g_queue_get_length (recent) > MAX_RECENT)
+  if (g_queue_get_length (recent) > GG_A2G_STORE_RECENT_PER_ENTITY)
     g_queue_pop_tail (recent);
   /* A bound for a session that decides forever: the oldest records go. */
   while (g_queue_get_length (&session->record_order) > MAX_RECORDS_PER_SESSION)
@@ -64,11 +67,15 @@ record_add (MemSession *session, GgA2gRecord *record)
 }
 
 static void
-record_put_many (GgA2gStore *store, const char *client_id, GPtrArray *records,
-                 GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+record_put_many (GgA2gStore          *store,
+                 const char          *client_id,
+                 GPtrArray           *records,
+                 GCancellable        *cancellable,
+                 GAsyncReadyCallback  callback,
+                 gpointer             user_data)
 {
-  GgA2gMemoryStore *self = GG_A2G_MEMORY_STORE (store);
-  MemSession *session = _gg_a2g_memory_live_session (self, client_id);
+  GgA2gProcessStore *self = GG_A2G_PROCESS_STORE (store);
+  GgA2gProcessSession *session = _gg_a2g_process_live_session (self, client_id);
 
   for (guint i = 0; session != NULL && i < records->len; i++)
     record_add (session, g_ptr_array_index (records, i));
@@ -76,19 +83,26 @@ record_put_many (GgA2gStore *store, const char *client_id, GPtrArray *records,
 }
 
 static void
-record_report (GgA2gStore *store, const char *client_id, const char *decision_id, const char *entity,
-               const char *outcome, gboolean has_reward, double reward,
-               GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+record_report (GgA2gStore          *store,
+               const char          *client_id,
+               const char          *decision_id,
+               const char          *entity,
+               const char          *outcome,
+               gboolean             has_reward,
+               double               reward,
+               GCancellable        *cancellable,
+               GAsyncReadyCallback  callback,
+               gpointer             user_data)
 {
-  GgA2gMemoryStore *self = GG_A2G_MEMORY_STORE (store);
-  MemSession *session = _gg_a2g_memory_live_session (self, client_id);
+  GgA2gProcessStore *self = GG_A2G_PROCESS_STORE (store);
+  GgA2gProcessSession *session = _gg_a2g_process_live_session (self, client_id);
   GgA2gRecord *record = session != NULL ? g_hash_table_lookup (session->records, decision_id) : NULL;
 
   if (record == NULL)
     {
       /* Issued to another live session? Then say so, and nothing more. */
       GHashTableIter iter;
-      MemSession *other;
+      GgA2gProcessSession *other;
 
       g_hash_table_iter_init (&iter, self->sessions);
       while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &other))
@@ -117,11 +131,16 @@ record_report (GgA2gStore *store, const char *client_id, const char *decision_id
 }
 
 static void
-record_recent (GgA2gStore *store, const char *client_id, const char *entity, guint max,
-               GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+record_recent (GgA2gStore          *store,
+               const char          *client_id,
+               const char          *entity,
+               guint                max,
+               GCancellable        *cancellable,
+               GAsyncReadyCallback  callback,
+               gpointer             user_data)
 {
-  GgA2gMemoryStore *self = GG_A2G_MEMORY_STORE (store);
-  MemSession *session = _gg_a2g_memory_live_session (self, client_id);
+  GgA2gProcessStore *self = GG_A2G_PROCESS_STORE (store);
+  GgA2gProcessSession *session = _gg_a2g_process_live_session (self, client_id);
   GQueue *recent = session != NULL ? g_hash_table_lookup (session->recent, entity) : NULL;
   GPtrArray *records = g_ptr_array_new_with_free_func ((GDestroyNotify) gg_a2g_record_unref);
 
@@ -133,11 +152,16 @@ record_recent (GgA2gStore *store, const char *client_id, const char *entity, gui
 /* ---- request_id replays ---------------------------------------------------- */
 
 static void
-replay_claim (GgA2gStore *store, const char *client_id, const char *request_id, gint64 ttl_s,
-              GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+replay_claim (GgA2gStore          *store,
+              const char          *client_id,
+              const char          *request_id,
+              gint64               ttl_s,
+              GCancellable        *cancellable,
+              GAsyncReadyCallback  callback,
+              gpointer             user_data)
 {
-  GgA2gMemoryStore *self = GG_A2G_MEMORY_STORE (store);
-  MemSession *session = _gg_a2g_memory_live_session (self, client_id);
+  GgA2gProcessStore *self = GG_A2G_PROCESS_STORE (store);
+  GgA2gProcessSession *session = _gg_a2g_process_live_session (self, client_id);
   Replay *replay;
 
   if (session == NULL)
@@ -145,6 +169,8 @@ replay_claim (GgA2gStore *store, const char *client_id, const char *request_id, 
       RETURN_POINTER (NULL, NULL);
       return;
     }
+  if (session->replays == NULL)
+    session->replays = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) replay_free);
   replay = g_hash_table_lookup (session->replays, request_id);
   if (replay != NULL && replay->answer != NULL && replay->expires_us <= g_get_monotonic_time ())
     {
@@ -168,12 +194,18 @@ replay_claim (GgA2gStore *store, const char *client_id, const char *request_id, 
 }
 
 static void
-replay_finish (GgA2gStore *store, const char *client_id, const char *request_id, GBytes *answer,
-               GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+replay_finish (GgA2gStore          *store,
+               const char          *client_id,
+               const char          *request_id,
+               GBytes              *answer,
+               GCancellable        *cancellable,
+               GAsyncReadyCallback  callback,
+               gpointer             user_data)
 {
-  GgA2gMemoryStore *self = GG_A2G_MEMORY_STORE (store);
-  MemSession *session = _gg_a2g_memory_live_session (self, client_id);
-  Replay *replay = session != NULL ? g_hash_table_lookup (session->replays, request_id) : NULL;
+  GgA2gProcessStore *self = GG_A2G_PROCESS_STORE (store);
+  GgA2gProcessSession *session = _gg_a2g_process_live_session (self, client_id);
+  Replay *replay = session != NULL && session->replays != NULL ?
+                   g_hash_table_lookup (session->replays, request_id) : NULL;
   GTask *task;
 
   if (replay == NULL || replay->answer != NULL)
@@ -205,67 +237,36 @@ replay_finish (GgA2gStore *store, const char *client_id, const char *request_id,
   RETURN_BOOLEAN (TRUE);
 }
 
-/* ---- telemetry ------------------------------------------------------------- */
-
-static void
-telemetry_put (GgA2gStore *store, const char *client_id, GPtrArray *entries, guint max_tracked,
-               GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
-{
-  GgA2gMemoryStore *self = GG_A2G_MEMORY_STORE (store);
-  MemSession *session = _gg_a2g_memory_live_session (self, client_id);
-  guint kept = 0;
-
-  for (guint i = 0; session != NULL && i < entries->len; i++)
-    {
-      GgA2gTelemetry *entry = g_ptr_array_index (entries, i);
-      GgA2gTelemetry *copy;
-
-      if (!g_hash_table_contains (session->telemetry, entry->entity) &&
-          g_hash_table_size (session->telemetry) >= max_tracked)
-        continue;
-      copy = g_new0 (GgA2gTelemetry, 1);
-      *copy = *entry;
-      copy->entity = g_strdup (entry->entity);
-      copy->type = g_strdup (entry->type);
-      copy->faction = g_strdup (entry->faction);
-      copy->scalars = entry->scalars != NULL ? json_object_ref (entry->scalars) : NULL;
-      g_hash_table_replace (session->telemetry, copy->entity, copy);
-      kept++;
-    }
-  RETURN_INT (kept);
-}
-
-static void
-situation (GgA2gStore *store, const char *client_id, const char *entity, double radius,
-           GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
-{
-  GgA2gMemoryStore *self = GG_A2G_MEMORY_STORE (store);
-  MemSession *session = _gg_a2g_memory_live_session (self, client_id);
-  g_autoptr(GPtrArray) all = NULL;
-  GHashTableIter iter;
-  GgA2gTelemetry *other;
-
-  if (session == NULL || g_hash_table_size (session->telemetry) == 0)
-    {
-      RETURN_POINTER (NULL, NULL);
-      return;
-    }
-  all = g_ptr_array_new ();
-  g_hash_table_iter_init (&iter, session->telemetry);
-  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &other))
-    g_ptr_array_add (all, other);
-  RETURN_POINTER (gg_a2g_situation_build (all, entity, radius), json_object_unref);
-}
-
-/* The operations of this file, in the store's interface. */
+/** _gg_a2g_process_replays_sweep: forgets the answered replays past their time */
 void
-_gg_a2g_memory_session_iface_init (GgA2gStoreInterface *iface)
+_gg_a2g_process_replays_sweep (GgA2gProcessStore *self)
+{
+  gint64 now = g_get_monotonic_time ();
+  GHashTableIter iter;
+  GgA2gProcessSession *session;
+
+  g_hash_table_iter_init (&iter, self->sessions);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &session))
+    {
+      GHashTableIter replays;
+      Replay *replay;
+
+      if (session->replays == NULL)
+        continue;
+      g_hash_table_iter_init (&replays, session->replays);
+      while (g_hash_table_iter_next (&replays, NULL, (gpointer *) &replay))
+        if (replay->answer != NULL && replay->expires_us <= now)
+          g_hash_table_iter_remove (&replays);
+    }
+}
+
+/** _gg_a2g_process_records_iface_init: @iface: the store interface to fill */
+void
+_gg_a2g_process_records_iface_init (GgA2gStoreInterface *iface)
 {
   iface->record_put_many = record_put_many;
   iface->record_report = record_report;
   iface->record_recent = record_recent;
   iface->replay_claim = replay_claim;
   iface->replay_finish = replay_finish;
-  iface->telemetry_put = telemetry_put;
-  iface->situation = situation;
 }

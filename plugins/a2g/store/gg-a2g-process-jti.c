@@ -1,4 +1,4 @@
-/* gg-a2g-memory-jti.c: the in-memory store's single-use join token ids:
+/* gg-a2g-process-jti.c: the process store's single-use join token ids:
  * each accepted jti is kept until its token's exp (wall clock), so a
  * repeat within its life is refused; the one-second sweep forgets the
  * expired ones.
@@ -7,7 +7,7 @@
  */
 #include "config.h"
 
-#include "gg-a2g-memory-private.h"
+#include "gg-a2g-process-private.h"
 
 static void
 jti_claim (GgA2gStore          *store,
@@ -17,7 +17,7 @@ jti_claim (GgA2gStore          *store,
            GAsyncReadyCallback  callback,
            gpointer             user_data)
 {
-  GgA2gMemoryStore *self = GG_A2G_MEMORY_STORE (store);
+  GgA2gProcessStore *self = GG_A2G_PROCESS_STORE (store);
   gint64 *kept = g_hash_table_lookup (self->jtis, jti);
   gint64 now_s = g_get_real_time () / G_USEC_PER_SEC;
 
@@ -32,9 +32,9 @@ jti_claim (GgA2gStore          *store,
   RETURN_BOOLEAN (TRUE);
 }
 
-/** _gg_a2g_memory_jti_sweep: forgets the jtis whose tokens expired */
+/** _gg_a2g_process_jti_sweep: forgets the jtis whose tokens expired */
 void
-_gg_a2g_memory_jti_sweep (GgA2gMemoryStore *self)
+_gg_a2g_process_jti_sweep (GgA2gProcessStore *self)
 {
   gint64 now_s = g_get_real_time () / G_USEC_PER_SEC;
   GHashTableIter iter;
@@ -46,9 +46,16 @@ _gg_a2g_memory_jti_sweep (GgA2gMemoryStore *self)
       g_hash_table_iter_remove (&iter);
 }
 
-/** _gg_a2g_memory_jti_iface_init: @iface: the store interface to fill */
+/** _gg_a2g_process_jti_init: @self: the store, being made */
 void
-_gg_a2g_memory_jti_iface_init (GgA2gStoreInterface *iface)
+_gg_a2g_process_jti_init (GgA2gProcessStore *self)
+{
+  self->jtis = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+}
+
+/** _gg_a2g_process_jti_iface_init: @iface: the store interface to fill */
+void
+_gg_a2g_process_jti_iface_init (GgA2gStoreInterface *iface)
 {
   iface->jti_claim = jti_claim;
 }

@@ -1,4 +1,4 @@
-/* gg-a2g-memory-counters.c: the in-memory store's counters of /v1/usage:
+/* gg-a2g-process-counters.c: the process store's counters of /v1/usage:
  * the store keeps the totals itself, so that the local profile counts
  * through the same operation as replicas sharing Redis (where the totals
  * are every replica's).
@@ -7,7 +7,7 @@
  */
 #include "config.h"
 
-#include "gg-a2g-memory-private.h"
+#include "gg-a2g-process-private.h"
 
 static void
 counters_add (GgA2gStore          *store,
@@ -17,7 +17,7 @@ counters_add (GgA2gStore          *store,
               GAsyncReadyCallback  callback,
               gpointer             user_data)
 {
-  GgA2gMemoryStore *self = GG_A2G_MEMORY_STORE (store);
+  GgA2gProcessStore *self = GG_A2G_PROCESS_STORE (store);
   JsonObject *totals = json_object_new ();
   GHashTableIter iter;
   const char *name;
@@ -39,9 +39,16 @@ counters_add (GgA2gStore          *store,
   RETURN_POINTER (totals, json_object_unref);
 }
 
-/** _gg_a2g_memory_counters_iface_init: @iface: the store interface to fill */
+/** _gg_a2g_process_counters_init: @self: the store, being made */
 void
-_gg_a2g_memory_counters_iface_init (GgA2gStoreInterface *iface)
+_gg_a2g_process_counters_init (GgA2gProcessStore *self)
+{
+  self->counters = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+}
+
+/** _gg_a2g_process_counters_iface_init: @iface: the store interface to fill */
+void
+_gg_a2g_process_counters_iface_init (GgA2gStoreInterface *iface)
 {
   iface->counters_add = counters_add;
 }

@@ -1,0 +1,465 @@
+/* gg-a2g-redis-sessions.c: the Redis store's sessions and their tokens,
+ * opened (or renewed) and looked up in one script each, their context,
+ * and the live sessions' count. A session opened on another replica
+ * brings its manifest here with its first lookup (gg-a2g-redis-manifests.c).
+ *
+ * The sessions this replica saw are remembered here with their tokens,
+ * so that while Redis is unreachable their requests still authenticate
+ * and their decisions fall back (busy) instead of the request failing.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include <gamegate.h>
+
+#include "gg-a2g-redis-private.h"
+
+/* KEYS: session, rec, recent, tel, sessions; ARGV: game, manifest_hash,
+ * ttl_s, grace_s, new token, new id, client_id. Returns {id, previous
+ * token or "", context or nil}. */
+RedisScript _gg_redis_script_session_open = { GG_REDIS_NOW_MS
+  "local ttl = tonumber(ARGV[3]) * 1000\n"
+  "local cur = redis.call('HMGET', KEYS[1], 'id', 'token', 'mh', 'ctx')\n"
+  "local id, prev, ctx = ARGV[6], '', nil\n"
+  "if cur[1] then\n"
+  "  id, prev = cur[1], cur[2]\n"
+  "  redis.call('HSET', KEYS[1], 'prev', cur[2], 'prev_until', now + tonumber(ARGV[4]) * 1000)\n"
+  "  if cur[3] == ARGV[2] and cur[4] then ctx = cur[4] else redis.call('HDEL', KEYS[1], 'ctx') end\n"
+  "else\n"
+  "  redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])\n"
+  "  redis.call('HSET', KEYS[1], 'id', id)\n"
+  "end\n"
+  "redis.call('HSET', KEYS[1], 'game', ARGV[1], 'mh', ARGV[2], 'token', ARGV[5], 'ttl', ARGV[3])\n"
+  "for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ttl) end\n"
+  "redis.call('ZADD', KEYS[5], now + ttl, ARGV[7])\n"
+  "return {id, prev, ctx}\n" };
+
+
+/* KEYS: session, rec, recent, tel, sessions, sub; ARGV: token, client_id.
+ * Returns 0 (unknown), 1 (wrong token) or {id, game, mh, token, ttl, ctx}.
+ * A session a player claimed keeps that player's claims alive with it. */
+RedisScript _gg_redis_script_session_lookup = { GG_REDIS_NOW_MS
+  "local s = redis.call('HMGET', KEYS[1], 'id', 'game', 'mh', 'token', 'ttl', 'prev', 'prev_until', 'ctx')\n"
+  "if not s[1] then return 0 end\n"
+  "if ARGV[1] ~= s[4] and not (s[6] and ARGV[1] == s[6] and tonumber(s[7]) > now) then return 1 end\n"
+  "local ttl = tonumber(s[5]) * 1000\n"
+  "for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ttl) end\n"
+  "redis.call('ZADD', KEYS[5], now + ttl, ARGV[2])\n"
+  "local u = redis.call('GET', KEYS[6])\n"
+  "if u then\n"
+  "  redis.call('PEXPIRE', KEYS[6], ttl)\n"
+  "  if redis.call('PTTL', u) < ttl then redis.call('PEXPIRE', u, ttl) end\n"
+  "end\n"
+  "return {s[1], s[2], s[3], s[4], s[5], s[8]}\n" };
+
+
+/* KEYS: session; ARGV: context state JSON. */
+RedisScript _gg_redis_script_session_context = {
+  "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end\n"
+  "redis.call('HSET', KEYS[1], 'ctx', ARGV[1])\n"
+  "return 1\n" };
+
+
+/* KEYS: sessions. */
+RedisScript _gg_redis_script_session_count = { GG_REDIS_NOW_MS
+  "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)\n"
+  "return redis.call('ZCARD', KEYS[1])\n" };
+
+/* The per-session keys every session script renews: session, rec, recent, tel. */
+static void
+add_session_keys (GgA2gRedisStore *self,
+                  RedisCmd        *cmd,
+                  const char      *client_id)
+{
+  static const char *suffixes[] = { "", ":rec", ":recent", ":tel" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+    {
+      g_autofree char *key = _gg_redis_session_key (self, client_id, suffixes[i]);
+      _gg_redis_cmd_add (cmd, key);
+    }
+}
+
+static GgA2gContext *
+context_build (GgA2gManifest *manifest,
+               const char    *state)
+{
+  g_autoptr(JsonNode) node = NULL;
+
+  if (manifest == NULL || state == NULL)
+    return NULL;
+  node = gg_json_parse (state, -1, GG_JSON_DEFAULT_MAX_DEPTH, NULL);
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return NULL;
+  return gg_a2g_context_build (manifest, json_node_get_object (node), NULL);
+}
+
+/* ---- sessions seen here ---------------------------------------------------- */
+
+typedef struct {
+  GgA2gSession *snapshot;
+  char *previous;
+  gint64 previous_until_us;
+  gint64 expires_us;
+} LocalSession;
+
+static void
+local_session_free (LocalSession *local)
+{
+  gg_a2g_session_unref (local->snapshot);
+  if (local->previous != NULL)
+    memset (local->previous, 0, strlen (local->previous));
+  g_free (local->previous);
+  g_free (local);
+}
+
+static void
+local_put (GgA2gRedisStore *self,
+           GgA2gSession    *session,
+           const char      *previous,
+           gint64           grace_s)
+{
+  LocalSession *local = g_hash_table_lookup (self->local, session->client_id);
+  gint64 now = g_get_monotonic_time ();
+
+  if (local == NULL)
+    {
+      local = g_new0 (LocalSession, 1);
+      g_hash_table_insert (self->local, g_strdup (session->client_id), local);
+    }
+  else
+    gg_a2g_session_unref (local->snapshot);
+  local->snapshot = gg_a2g_session_ref (session);
+  if (previous != NULL)
+    {
+      if (local->previous != NULL)
+        memset (local->previous, 0, strlen (local->previous));
+      g_free (local->previous);
+      local->previous = g_strdup (previous);
+      local->previous_until_us = now + grace_s * G_USEC_PER_SEC;
+    }
+  local->expires_us = now + session->ttl_s * G_USEC_PER_SEC;
+}
+
+static GgA2gSession *
+local_get (GgA2gRedisStore *self,
+           const char      *client_id,
+           const char      *token)
+{
+  LocalSession *local = g_hash_table_lookup (self->local, client_id);
+  gint64 now = g_get_monotonic_time ();
+
+  if (local == NULL || local->expires_us <= now || token == NULL)
+    return NULL;
+  if (gg_secure_equal (token, local->snapshot->token) ||
+      (local->previous != NULL && local->previous_until_us > now && gg_secure_equal (token, local->previous)))
+    return gg_a2g_session_ref (local->snapshot);
+  return NULL;
+}
+
+/** _gg_a2g_redis_sessions_sweep: forgets, every 10 s, the sessions seen here that ended */
+void
+_gg_a2g_redis_sessions_sweep (GgA2gRedisStore *self)
+{
+  gint64 now = g_get_monotonic_time ();
+  GHashTableIter iter;
+  LocalSession *local;
+
+  if (now - self->local_swept_us <= 10 * G_USEC_PER_SEC)
+    return;
+  self->local_swept_us = now;
+  g_hash_table_iter_init (&iter, self->local);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &local))
+    if (local->expires_us <= now)
+      g_hash_table_iter_remove (&iter);
+}
+
+/** _gg_a2g_redis_sessions_init: @self: the store, being made */
+void
+_gg_a2g_redis_sessions_init (GgA2gRedisStore *self)
+{
+  self->local = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) local_session_free);
+}
+
+/* ---- open, renew, look up -------------------------------------------------- */
+
+typedef struct {
+  char *client_id;
+  char *game;
+  GgA2gManifest *manifest;
+  char *token;
+  gint64 ttl_s;
+  gint64 grace_s;
+} Open;
+
+static void
+open_free (Open *open)
+{
+  g_free (open->client_id);
+  g_free (open->game);
+  gg_a2g_manifest_unref (open->manifest);
+  if (open->token != NULL)
+    memset (open->token, 0, strlen (open->token));
+  g_free (open->token);
+  g_free (open);
+}
+
+static void
+on_opened (GgA2gRedisStore *self,
+           redisReply      *reply,
+           GTask           *task)
+{
+  Open *open = g_task_get_task_data (task);
+  g_autofree char *id = NULL, *previous = NULL, *context = NULL;
+  GgA2gSession *session;
+
+  if (reply->type != REDIS_REPLY_ARRAY || reply->elements < 2)
+    {
+      _gg_redis_task_fail (task);
+      return;
+    }
+  id = _gg_redis_reply_string (reply->element[0]);
+  previous = _gg_redis_reply_string (reply->element[1]);
+  context = reply->elements > 2 ? _gg_redis_reply_string (reply->element[2]) : NULL;
+  session = gg_a2g_session_new (open->client_id, id, open->game, open->manifest, open->manifest->hash, open->token,
+                                open->ttl_s, context_build (open->manifest, context));
+  local_put (self, session, previous != NULL && previous[0] != '\0' ? previous : NULL, open->grace_s);
+  if (previous != NULL)
+    memset (previous, 0, strlen (previous));
+  g_task_return_pointer (task, session, (GDestroyNotify) gg_a2g_session_unref);
+  g_object_unref (task);
+}
+
+static void
+session_open (GgA2gStore          *store,
+              const char          *client_id,
+              const char          *game,
+              GgA2gManifest       *manifest,
+              gint64               ttl_s,
+              gint64               grace_s,
+              GCancellable        *cancellable,
+              GAsyncReadyCallback  callback,
+              gpointer             user_data)
+{
+  GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
+  GTask *task = g_task_new (store, cancellable, callback, user_data);
+  Open *open = g_new0 (Open, 1);
+  RedisCmd *cmd = _gg_redis_script_new (&_gg_redis_script_session_open, 5);
+  g_autofree char *hex = gg_secure_token_hex (16, NULL);
+  g_autofree char *id = gg_secure_token_hex (8, NULL);
+  g_autofree char *sessions = _gg_redis_key (self, "sessions");
+
+  open->client_id = g_strdup (client_id);
+  open->game = g_strdup (game);
+  open->manifest = gg_a2g_manifest_ref (manifest);
+  open->token = g_strconcat ("s_", hex, NULL);    /* 128 random bits (getrandom) */
+  memset (hex, 0, strlen (hex));
+  open->ttl_s = ttl_s;
+  open->grace_s = grace_s;
+  g_task_set_task_data (task, open, (GDestroyNotify) open_free);
+  add_session_keys (self, cmd, client_id);
+  _gg_redis_cmd_add (cmd, sessions);
+  _gg_redis_cmd_add (cmd, game);
+  _gg_redis_cmd_add (cmd, manifest->hash);
+  _gg_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, ttl_s);
+  _gg_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, grace_s);
+  _gg_redis_cmd_add (cmd, open->token);
+  _gg_redis_cmd_add (cmd, id);
+  _gg_redis_cmd_add (cmd, client_id);
+  _gg_redis_send (self, cmd, task, on_opened);
+}
+
+typedef struct {
+  char *client_id;
+  char *fields[6];        /* id, game, mh, token, ttl, ctx */
+} Lookup;
+
+static void
+lookup_free (Lookup *lookup)
+{
+  g_free (lookup->client_id);
+  for (guint i = 0; i < G_N_ELEMENTS (lookup->fields); i++)
+    g_free (lookup->fields[i]);
+  g_free (lookup);
+}
+
+static void
+lookup_complete (GgA2gRedisStore *self,
+                 GTask           *task,
+                 GgA2gManifest   *manifest)
+{
+  Lookup *lookup = g_task_get_task_data (task);
+  GgA2gSession *session;
+
+  session = gg_a2g_session_new (lookup->client_id, lookup->fields[0], lookup->fields[1], manifest, lookup->fields[2],
+                                lookup->fields[3],
+                                g_ascii_strtoll (lookup->fields[4] != NULL ? lookup->fields[4] : "0", NULL, 10),
+                                context_build (manifest, lookup->fields[5]));
+  local_put (self, session, NULL, 0);
+  g_task_return_pointer (task, session, (GDestroyNotify) gg_a2g_session_unref);
+  g_object_unref (task);
+}
+
+static void
+on_lookup_manifest (GgA2gRedisStore *self,
+                    redisReply      *reply,
+                    GTask           *task)
+{
+  Lookup *lookup = g_task_get_task_data (task);
+
+  lookup_complete (self, task, _gg_redis_manifest_from_reply (self, lookup->fields[2], reply));
+}
+
+static void
+on_looked_up (GgA2gRedisStore *self,
+              redisReply      *reply,
+              GTask           *task)
+{
+  Lookup *lookup = g_task_get_task_data (task);
+  GgA2gManifest *manifest;
+
+  if (reply->type == REDIS_REPLY_INTEGER)
+    {
+      if (reply->integer == 0)
+        g_task_return_new_error (task, GG_A2G_ERROR, GG_A2G_ERROR_UNKNOWN_SESSION,
+                                 "Unknown session: open one with /v1/session.");
+      else
+        g_task_return_new_error (task, GG_A2G_ERROR, GG_A2G_ERROR_UNAUTHORIZED,
+                                 "Missing, invalid or expired session token.");
+      g_object_unref (task);
+      return;
+    }
+  if (reply->type != REDIS_REPLY_ARRAY || reply->elements < 5)
+    {
+      _gg_redis_task_fail (task);
+      return;
+    }
+  for (size_t i = 0; i < reply->elements && i < G_N_ELEMENTS (lookup->fields); i++)
+    lookup->fields[i] = _gg_redis_reply_string (reply->element[i]);
+  manifest = lookup->fields[2] != NULL ? gg_a2g_store_manifest_lookup (GG_A2G_STORE (self), lookup->fields[2]) : NULL;
+  if (lookup->fields[2] == NULL || manifest != NULL)
+    {
+      lookup_complete (self, task, manifest);
+      return;
+    }
+  /* Opened on another replica: its manifest is read once, here. */
+  _gg_redis_send (self, _gg_redis_manifest_get_cmd (self, lookup->fields[2], FALSE), task, on_lookup_manifest);
+}
+
+static void
+session_lookup (GgA2gStore          *store,
+                const char          *client_id,
+                const char          *token,
+                GCancellable        *cancellable,
+                GAsyncReadyCallback  callback,
+                gpointer             user_data)
+{
+  GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
+  GTask *task = g_task_new (store, cancellable, callback, user_data);
+  Lookup *lookup;
+  RedisCmd *cmd;
+  g_autofree char *sessions = NULL, *player = NULL;
+
+  if (token == NULL)
+    {
+      g_task_return_new_error (task, GG_A2G_ERROR, GG_A2G_ERROR_UNAUTHORIZED,
+                               "Missing, invalid or expired session token.");
+      g_object_unref (task);
+      return;
+    }
+  if (!gg_a2g_redis_store_is_up (self))
+    {
+      /* Degraded: a session this replica saw stays usable, so that its
+       * decisions fall back (busy) instead of the whole request failing. */
+      GgA2gSession *session = local_get (self, client_id, token);
+
+      if (session != NULL)
+        g_task_return_pointer (task, session, (GDestroyNotify) gg_a2g_session_unref);
+      else
+        g_task_return_new_error (task, GG_A2G_ERROR, GG_A2G_ERROR_UNAVAILABLE, "The shared store is unreachable.");
+      g_object_unref (task);
+      return;
+    }
+  lookup = g_new0 (Lookup, 1);
+  lookup->client_id = g_strdup (client_id);
+  g_task_set_task_data (task, lookup, (GDestroyNotify) lookup_free);
+  sessions = _gg_redis_key (self, "sessions");
+  player = _gg_redis_session_key (self, client_id, ":sub");
+  cmd = _gg_redis_script_new (&_gg_redis_script_session_lookup, 6);
+  add_session_keys (self, cmd, client_id);
+  _gg_redis_cmd_add (cmd, sessions);
+  _gg_redis_cmd_add (cmd, player);
+  _gg_redis_cmd_add (cmd, token);
+  _gg_redis_cmd_add (cmd, client_id);
+  _gg_redis_send (self, cmd, task, on_looked_up);
+}
+
+static void
+on_context_set (GgA2gRedisStore *self,
+                redisReply      *reply,
+                GTask           *task)
+{
+  (void) self;
+  if (reply->type == REDIS_REPLY_INTEGER && reply->integer == 1)
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_new_error (task, GG_A2G_ERROR, GG_A2G_ERROR_UNKNOWN_SESSION,
+                             "Unknown session: open one with /v1/session.");
+  g_object_unref (task);
+}
+
+static void
+session_set_context (GgA2gStore          *store,
+                     const char          *client_id,
+                     GgA2gContext        *context,
+                     GCancellable        *cancellable,
+                     GAsyncReadyCallback  callback,
+                     gpointer             user_data)
+{
+  GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
+  RedisCmd *cmd = _gg_redis_script_new (&_gg_redis_script_session_context, 1);
+  g_autofree char *key = _gg_redis_session_key (self, client_id, "");
+  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), context->state);
+  g_autofree char *state = json_to_string (node, FALSE);
+
+  _gg_redis_cmd_add (cmd, key);
+  _gg_redis_cmd_add (cmd, state);
+  _gg_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_context_set);
+}
+
+static void
+on_count (GgA2gRedisStore *self,
+          redisReply      *reply,
+          GTask           *task)
+{
+  (void) self;
+  g_task_return_int (task, reply->type == REDIS_REPLY_INTEGER ? (gssize) reply->integer : 0);
+  g_object_unref (task);
+}
+
+static void
+session_count (GgA2gStore          *store,
+               GCancellable        *cancellable,
+               GAsyncReadyCallback  callback,
+               gpointer             user_data)
+{
+  GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
+  RedisCmd *cmd = _gg_redis_script_new (&_gg_redis_script_session_count, 1);
+  g_autofree char *sessions = _gg_redis_key (self, "sessions");
+
+  _gg_redis_cmd_add (cmd, sessions);
+  _gg_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_count);
+}
+
+/** _gg_a2g_redis_sessions_iface_init: @iface: the store interface to fill */
+void
+_gg_a2g_redis_sessions_iface_init (GgA2gStoreInterface *iface)
+{
+  iface->session_open = session_open;
+  iface->session_lookup = session_lookup;
+  iface->session_set_context = session_set_context;
+  iface->session_count = session_count;
+}
