@@ -92,6 +92,13 @@ a2g_redis_new_prefix (void)
   return ++prefix_counter;
 }
 
+/** a2g_redis_url: Returns: (transfer full): the server's `redis` URL */
+char *
+a2g_redis_url (void)
+{
+  return g_strdup_printf ("unix:%s", redis_socket);
+}
+
 /**
  * a2g_redis_config:
  * @prefix: from a2g_redis_new_prefix(): the replicas of one test share it

@@ -17,6 +17,7 @@ void     a2g_redis_start     (void);
 void     a2g_redis_stop      (void);
 void     a2g_redis_teardown  (void);
 guint    a2g_redis_new_prefix (void);
+char    *a2g_redis_url       (void);
 char    *a2g_redis_config    (guint prefix);
 char    *a2g_redis_config_patient (guint prefix);
 

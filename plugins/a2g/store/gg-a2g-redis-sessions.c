@@ -255,6 +255,9 @@ session_open (GgA2gStore          *store,
   open->client_id = g_strdup (client_id);
   open->game = g_strdup (game);
   open->manifest = gg_a2g_manifest_ref (manifest);
+  /* The session's manifest is known here from now on, as with the process store. */
+  if (!g_hash_table_contains (self->manifests, manifest->hash))
+    g_hash_table_insert (self->manifests, g_strdup (manifest->hash), gg_a2g_manifest_ref (manifest));
   open->token = g_strconcat ("s_", hex, NULL);    /* 128 random bits (getrandom) */
   memset (hex, 0, strlen (hex));
   open->ttl_s = ttl_s;

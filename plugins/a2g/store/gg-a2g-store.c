@@ -107,7 +107,8 @@ gg_a2g_store_manifest_get_finish (GgA2gStore    *self,
  * Opens a session of @client_id, or renews the live one: a new token; a
  * renewal keeps the session's id, records, telemetry and usage, and its
  * context when @manifest is the same; the previous token stays valid for
- * @grace_s seconds. The session lives @ttl_s from its last use.
+ * @grace_s seconds. The session lives @ttl_s from its last use. Its
+ * @manifest is one manifest_put() kept (so that other replicas read it).
  */
 void
 gg_a2g_store_session_open_async (GgA2gStore          *self,
