@@ -184,6 +184,33 @@ test_cache_list (StoreFixture  *f,
     }
 }
 
+/* Listed in the order they were put (oldest first), whatever was read since. */
+static void
+test_cache_list_order (StoreFixture  *f,
+                       gconstpointer  backend)
+{
+  g_autoptr(GgA2gCacheEntry) first = entry_new (f, "game:first", "flee");
+  g_autoptr(GgA2gCacheEntry) second = entry_new (f, "game:second", "attack");
+  g_autoptr(GgA2gCacheEntry) hit = NULL;
+  g_autoptr(GPtrArray) entries = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (store_fixture_skip (f))
+    return;
+  put (f, first);
+  gg_test_spin (5);
+  put (f, second);
+  gg_a2g_store_cache_get_async (f->store, "game:first", NULL, store_collect, f);
+  hit = gg_a2g_store_cache_get_finish (f->store, store_await (f), &error);
+  g_assert_nonnull (hit);
+  gg_a2g_store_cache_list_async (f->store, f->manifest->hash, NULL, store_collect, f);
+  entries = gg_a2g_store_cache_list_finish (f->store, store_await (f), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (entries->len, ==, 2);
+  g_assert_cmpstr (((GgA2gCacheEntry *) entries->pdata[0])->key, ==, "game:first");
+  g_assert_cmpstr (((GgA2gCacheEntry *) entries->pdata[1])->key, ==, "game:second");
+}
+
 /* ---- limits and budgets ------------------------------------------------------ */
 
 static void
@@ -739,6 +766,7 @@ store_add_state_tests (void)
 {
   store_add_tests ("cache/get", test_cache_get);
   store_add_tests ("cache/list", test_cache_list);
+  store_add_tests ("cache/list-order", test_cache_list_order);
   store_add_tests ("limits/rate-take", test_rate_take);
   store_add_tests ("limits/budget", test_budget);
   store_add_tests ("limits/budget-concurrent", test_budget_concurrent);

@@ -102,6 +102,16 @@ cache_put (GgA2gStore          *store,
   RETURN_BOOLEAN (TRUE);
 }
 
+static int
+compare_made (gconstpointer a,
+              gconstpointer b)
+{
+  const GgA2gCacheEntry *x = *(GgA2gCacheEntry * const *) a, *y = *(GgA2gCacheEntry * const *) b;
+
+  /* Every entry lives the same TTL from its put. */
+  return x->expires_us < y->expires_us ? -1 : x->expires_us > y->expires_us;
+}
+
 static void
 cache_list (GgA2gStore          *store,
             const char          *manifest_hash,
@@ -113,7 +123,6 @@ cache_list (GgA2gStore          *store,
   GPtrArray *entries = g_ptr_array_new_with_free_func ((GDestroyNotify) gg_a2g_cache_entry_unref);
   gint64 now = g_get_monotonic_time ();
 
-  /* Oldest first, so an export lists entries in the order they were made. */
   for (GList *l = self->lru.tail; l != NULL; l = l->prev)
     {
       CacheNode *node = g_hash_table_lookup (self->cache, l->data);
@@ -122,6 +131,9 @@ cache_list (GgA2gStore          *store,
           g_strcmp0 (node->entry->manifest_hash, manifest_hash) == 0)
         g_ptr_array_add (entries, gg_a2g_cache_entry_ref (node->entry));
     }
+  /* Oldest first, so an export lists entries in the order they were made
+   * (as Redis's index by expiry does), not in the order of their last hit. */
+  g_ptr_array_sort (entries, compare_made);
   RETURN_POINTER (entries, g_ptr_array_unref);
 }
 
