@@ -481,6 +481,30 @@ test_records (StoreFixture  *f,
   g_assert_cmpfloat (latest->reward, ==, 0.5);
 }
 
+/* Records go with their session: once it ended, its decisions are
+ * unknown to every session (not another session's). */
+static void
+test_records_session_ended (StoreFixture  *f,
+                            gconstpointer  backend)
+{
+  g_autoptr(GPtrArray) records = g_ptr_array_new_with_free_func ((GDestroyNotify) gg_a2g_record_unref);
+  g_autoptr(GPtrArray) found = NULL;
+  g_autoptr(GgA2gSession) ending = NULL, other = NULL;
+
+  if (store_fixture_skip (f))
+    return;
+  ending = store_open (f, f->store, CLIENT, f->manifest, 1);
+  other = store_open (f, f->store, OTHER_CLIENT, f->manifest, 60);
+  g_ptr_array_add (records, record_new ("d_1", "pirate-1", "attack"));
+  g_assert_true (put_records (f, CLIENT, records));
+  g_assert_cmpint (report (f, f->store, OTHER_CLIENT, "d_1", "pirate-1"), ==, GG_A2G_REPORT_OTHER_SESSION);
+  gg_test_spin (1200);
+  g_assert_cmpint (report (f, f->store, OTHER_CLIENT, "d_1", "pirate-1"), ==, GG_A2G_REPORT_UNKNOWN);
+  g_assert_cmpint (report (f, f->store, CLIENT, "d_1", "pirate-1"), ==, GG_A2G_REPORT_UNKNOWN);
+  found = recent (f, "pirate-1", 16);
+  g_assert_cmpuint (found->len, ==, 0);
+}
+
 /* The latest GG_A2G_STORE_RECENT_PER_ENTITY decisions of an entity are found. */
 static void
 test_records_recent_bound (StoreFixture  *f,
@@ -771,6 +795,7 @@ store_add_state_tests (void)
   store_add_tests ("limits/budget", test_budget);
   store_add_tests ("limits/budget-concurrent", test_budget_concurrent);
   store_add_tests ("records/put-report-recent", test_records);
+  store_add_tests ("records/session-ended", test_records_session_ended);
   store_add_tests ("records/recent-bound", test_records_recent_bound);
   store_add_tests ("records/concurrent-report", test_records_concurrent_report);
   store_add_tests ("replays/claim-wait-finish", test_replays);

@@ -100,13 +100,16 @@ record_report (GgA2gStore          *store,
 
   if (record == NULL)
     {
-      /* Issued to another live session? Then say so, and nothing more. */
+      /* Issued to another live session? Then say so, and nothing more
+       * (a session that ended, not swept yet, holds nothing any more). */
+      gint64 now = g_get_monotonic_time ();
       GHashTableIter iter;
       GgA2gProcessSession *other;
 
       g_hash_table_iter_init (&iter, self->sessions);
       while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &other))
-        if (other != session && g_hash_table_contains (other->records, decision_id))
+        if (other != session && _gg_a2g_process_session_left_us (other, now) > 0 &&
+            g_hash_table_contains (other->records, decision_id))
           {
             RETURN_INT (GG_A2G_REPORT_OTHER_SESSION);
             return;
