@@ -655,6 +655,26 @@ test_replays_given_up (StoreFixture  *f,
   g_assert_true (third != NULL && g_bytes_equal (third, answer));
 }
 
+/* Replays live in their session: outside a live one a claim owns the
+ * request_id and nothing is kept (every claim owns it, none waits). */
+static void
+test_replays_no_session (StoreFixture  *f,
+                         gconstpointer  backend)
+{
+  g_autoptr(GBytes) answer = g_bytes_new_static ("{}", 2);
+  g_autoptr(GBytes) first = NULL, second = NULL;
+
+  if (store_fixture_skip (f))
+    return;
+  claim_replay (f, f->store, "r-1");
+  first = claimed (f);
+  g_assert_null (first);
+  claim_replay (f, other_store (f), "r-1");
+  second = claimed (f);
+  g_assert_null (second);
+  g_assert_false (finish_replay (f, "r-1", answer));
+}
+
 /* ---- telemetry ------------------------------------------------------------------ */
 
 static GgA2gTelemetry *
@@ -800,6 +820,7 @@ store_add_state_tests (void)
   store_add_tests ("records/concurrent-report", test_records_concurrent_report);
   store_add_tests ("replays/claim-wait-finish", test_replays);
   store_add_tests ("replays/given-up", test_replays_given_up);
+  store_add_tests ("replays/no-session", test_replays_no_session);
   store_add_tests ("telemetry/put-situation", test_telemetry);
   store_add_tests ("counters/add", test_counters);
 }

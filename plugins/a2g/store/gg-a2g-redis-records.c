@@ -67,10 +67,12 @@ RedisScript _gg_redis_script_record_recent = {
   "end\n"
   "return out\n" };
 
-/* KEYS: replay; ARGV: ttl ms. Returns 0 (claimed) or the value. */
+/* KEYS: session, replay; ARGV: ttl ms. Returns 0 (claimed, or no live
+ * session: nothing kept) or the value. */
 RedisScript _gg_redis_script_replay_claim = {
-  "if redis.call('SET', KEYS[1], 'P', 'NX', 'PX', ARGV[1]) then return 0 end\n"
-  "return redis.call('GET', KEYS[1])\n" };
+  "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end\n"
+  "if redis.call('SET', KEYS[2], 'P', 'NX', 'PX', ARGV[1]) then return 0 end\n"
+  "return redis.call('GET', KEYS[2])\n" };
 
 /* KEYS: replay; ARGV: "" (give up) or "A" + answer. */
 RedisScript _gg_redis_script_replay_finish = {
@@ -345,6 +347,7 @@ record_put_many (GgA2gStore          *store,
 /* ---- request_id replays ---------------------------------------------------- */
 
 typedef struct {
+  char *session;   /* the replay lives in it */
   char *key;
   gint64 ttl_ms;
 } Claim;
@@ -352,6 +355,7 @@ typedef struct {
 static void
 claim_free (Claim *claim)
 {
+  g_free (claim->session);
   g_free (claim->key);
   g_free (claim);
 }
@@ -394,8 +398,9 @@ send_claim (GgA2gRedisStore *self,
             GTask           *task)
 {
   Claim *claim = g_task_get_task_data (task);
-  RedisCmd *cmd = _gg_redis_script_new (&_gg_redis_script_replay_claim, 1);
+  RedisCmd *cmd = _gg_redis_script_new (&_gg_redis_script_replay_claim, 2);
 
+  _gg_redis_cmd_add (cmd, claim->session);
   _gg_redis_cmd_add (cmd, claim->key);
   _gg_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, claim->ttl_ms);
   _gg_redis_send (self, cmd, task, on_claim);
@@ -415,6 +420,7 @@ replay_claim (GgA2gStore          *store,
   Claim *claim = g_new0 (Claim, 1);
   g_autofree char *suffix = g_strconcat (":rp:", request_id, NULL);
 
+  claim->session = _gg_redis_session_key (self, client_id, "");
   claim->key = _gg_redis_session_key (self, client_id, suffix);
   claim->ttl_ms = MAX (ttl_s, 1) * 1000;
   g_task_set_task_data (task, claim, (GDestroyNotify) claim_free);

@@ -587,7 +587,9 @@ gg_a2g_store_record_put_many_finish (GgA2gStore    *self,
  * gg_a2g_store_record_report_async:
  *
  * Accepts the report of @decision_id's @outcome (and @reward) once, for a
- * decision issued to @client_id's session and @entity.
+ * decision issued to @client_id's session and @entity. A decision of
+ * another live session is that session's; one whose session ended is
+ * unknown (records go with their session).
  */
 void
 gg_a2g_store_record_report_async (GgA2gStore          *self,
@@ -658,7 +660,9 @@ gg_a2g_store_record_recent_finish (GgA2gStore    *self,
  *
  * Claims @request_id in @client_id's session for @ttl_s: the first claim
  * owns it (and must replay_finish() it); a claim while another holds it
- * waits for its answer; a claim after the answer gets the answer.
+ * waits for its answer; a claim after the answer gets the answer. Replays
+ * live in their session: outside a live one every claim owns it, and
+ * nothing is kept.
  */
 void
 gg_a2g_store_replay_claim_async (GgA2gStore          *self,
