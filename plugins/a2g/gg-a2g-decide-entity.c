@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "gg-a2g-context.h"
-#include "gg-a2g-decide-private.h"
+#include "gg-a2g-decide-request.h"
 
 #define MAX_REQUEST_ID 64
 

@@ -17,7 +17,7 @@
  */
 #include "config.h"
 
-#include "gg-a2g-decide-private.h"
+#include "gg-a2g-decide-request.h"
 
 #define DECISION_ID_HEX 16   /* 64 random bits per decision id */
 
