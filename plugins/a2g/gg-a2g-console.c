@@ -14,8 +14,9 @@
 #include <string.h>
 
 #include "gg-a2g-canonical.h"
+#include "gg-a2g-console.h"
+#include "gg-a2g-exchange.h"
 #include "gg-a2g-resources.h"
-#include "gg-a2g-service.h"
 
 #define RESOURCE_PREFIX "/org/gamegate/a2g/console"
 #define MAX_DECISIONS_PER_SECOND 100
@@ -289,13 +290,13 @@ gg_a2g_console_open_stream (GgA2gConsole      *console,
   build_snapshot (console, FALSE);
 }
 
-/**
- * gg_a2g_console_decision:
+/*
+ * console_decision:
  * @console: the console
  * @event: a `decision` event's data
  */
-void
-gg_a2g_console_decision (GgA2gConsole *console,
+static void
+console_decision (GgA2gConsole *console,
                          JsonObject   *event)
 {
   g_autofree char *text = NULL;
@@ -381,7 +382,7 @@ gg_a2g_console_report (GgA2gConsole *console,
         json_object_set_string_member (event, "reason", json_object_get_string_member (answer, "reason"));
     }
   json_object_set_double_member (event, "latency_ms", (double) (gint64) (latency * 10 + 0.5) / 10);
-  gg_a2g_console_decision (console, event);
+  console_decision (console, event);
 }
 
 /**

@@ -7,7 +7,7 @@
 #include "config.h"
 
 #include "gg-a2g-context.h"
-#include "gg-a2g-service.h"
+#include "gg-a2g-endpoints.h"
 
 typedef struct {
   GgA2gExchange *ex;

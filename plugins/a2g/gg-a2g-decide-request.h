@@ -10,7 +10,8 @@
 #pragma once
 
 #include "gg-a2g-entity.h"
-#include "gg-a2g-service.h"
+#include "gg-a2g-console.h"
+#include "gg-a2g-endpoints.h"
 
 G_BEGIN_DECLS
 

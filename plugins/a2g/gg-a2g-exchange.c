@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "gg-a2g-service.h"
+#include "gg-a2g-exchange.h"
 
 /* ---- replies --------------------------------------------------------------- */
 
@@ -51,8 +51,8 @@ respond_json (SoupServerMessage *msg,
 }
 
 GBytes *
-_gg_a2g_error_body (GgA2gError  code,
-            const char *message)
+gg_a2g_error_body (GgA2gError  code,
+                   const char *message)
 {
   g_autoptr(JsonObject) object = gg_a2g_reply_new ();
   char *text;
@@ -65,11 +65,11 @@ _gg_a2g_error_body (GgA2gError  code,
 }
 
 void
-_gg_a2g_respond_error (SoupServerMessage *msg,
-               GgA2gError         code,
-               const char        *message)
+gg_a2g_respond_error (SoupServerMessage *msg,
+                      GgA2gError         code,
+                      const char        *message)
 {
-  g_autoptr(GBytes) body = _gg_a2g_error_body (code, message);
+  g_autoptr(GBytes) body = gg_a2g_error_body (code, message);
 
   respond_json (msg, gg_a2g_error_status (code), body);
 }
@@ -124,8 +124,8 @@ exchange_watch (GgA2gExchange *ex)
 }
 
 GgA2gExchange *
-_gg_a2g_exchange_new (GgA2gService      *service,
-              SoupServerMessage *msg)
+gg_a2g_exchange_new (GgA2gService      *service,
+                     SoupServerMessage *msg)
 {
   GgA2gExchange *ex = g_new0 (GgA2gExchange, 1);
 
@@ -184,7 +184,7 @@ gg_a2g_exchange_unref (GgA2gExchange *ex)
   if (ex->msg != NULL)
     {
       /* Never answered (a bug): do not leave the client hanging. */
-      _gg_a2g_respond_error (ex->msg, GG_A2G_ERROR_UNAVAILABLE, "The request was not answered.");
+      gg_a2g_respond_error (ex->msg, GG_A2G_ERROR_UNAVAILABLE, "The request was not answered.");
       soup_server_message_unpause (ex->msg);
       exchange_detach (ex);
     }
@@ -194,6 +194,24 @@ gg_a2g_exchange_unref (GgA2gExchange *ex)
   g_clear_pointer (&ex->query, g_hash_table_unref);
   g_clear_pointer (&ex->session, gg_a2g_session_unref);
   g_free (ex);
+}
+
+/**
+ * gg_a2g_exchange_bearer:
+ * @ex: an exchange
+ *
+ * Returns: (transfer full) (nullable): the credential of its
+ *   `Authorization: Bearer` header (the caller wipes it)
+ */
+char *
+gg_a2g_exchange_bearer (GgA2gExchange *ex)
+{
+  const char *header = soup_message_headers_get_one (soup_server_message_get_request_headers (ex->msg),
+                                                     "Authorization");
+
+  if (header == NULL || g_ascii_strncasecmp (header, "Bearer ", 7) != 0)
+    return NULL;
+  return g_strstrip (g_strdup (header + 7));
 }
 
 /** gg_a2g_exchange_is_live: Returns: whether @ex still awaits its answer */
@@ -262,7 +280,7 @@ gg_a2g_exchange_reply_error (GgA2gExchange *ex,
 {
   GgA2gError code = error->domain == GG_A2G_ERROR ? (GgA2gError) error->code : GG_A2G_ERROR_UNAVAILABLE;
   const char *message = error->domain == GG_A2G_ERROR ? error->message : "The service is unavailable.";
-  g_autoptr(GBytes) body = _gg_a2g_error_body (code, message);
+  g_autoptr(GBytes) body = gg_a2g_error_body (code, message);
 
   if (ex->msg == NULL)
     return;
@@ -348,17 +366,6 @@ typedef struct {
   GgA2gHandler then;
 } AuthData;
 
-static char *
-bearer_token (SoupServerMessage *msg)
-{
-  const char *header = soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
-                                                     "Authorization");
-
-  if (header == NULL || g_ascii_strncasecmp (header, "Bearer ", 7) != 0)
-    return NULL;
-  return g_strstrip (g_strdup (header + 7));
-}
-
 static void
 on_authenticated (GObject      *source,
                   GAsyncResult *result,
@@ -406,7 +413,7 @@ gg_a2g_exchange_authenticate (GgA2gExchange *ex,
       gg_a2g_exchange_fail (ex, GG_A2G_ERROR_INVALID, "client_id: must match ^[A-Za-z0-9_-]{8,64}$");
       return;
     }
-  token = bearer_token (ex->msg);
+  token = gg_a2g_exchange_bearer (ex);
   data = g_new0 (AuthData, 1);
   data->ex = gg_a2g_exchange_ref (ex);
   data->then = then;

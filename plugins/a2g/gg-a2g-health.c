@@ -5,7 +5,7 @@
  */
 #include "config.h"
 
-#include "gg-a2g-service.h"
+#include "gg-a2g-endpoints.h"
 
 /**
  * gg_a2g_handle_health:

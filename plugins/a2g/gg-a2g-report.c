@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "gg-a2g-service.h"
+#include "gg-a2g-endpoints.h"
 
 static const char * const reasons[] = {
   [GG_A2G_REPORT_UNKNOWN] = "unknown",

@@ -18,6 +18,9 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "gg-a2g-console.h"
+#include "gg-a2g-endpoints.h"
+#include "gg-a2g-exchange.h"
 #include "gg-a2g-process-store.h"
 #include "gg-a2g-redis-store.h"
 #include "gg-a2g-service.h"
@@ -148,7 +151,7 @@ refuse_unread (SoupServerMessage *msg,
                GgA2gError         code,
                const char        *message)
 {
-  g_autoptr(GBytes) body = _gg_a2g_error_body (code, message);
+  g_autoptr(GBytes) body = gg_a2g_error_body (code, message);
   g_autoptr(GIOStream) stream = soup_server_message_steal_connection (msg);
   g_autofree char *head = NULL;
   const char *hsts;
@@ -197,12 +200,12 @@ early_handler (SoupServer        *soup,
                                     "max-age=31536000");
       if (!gg_a2g_access_check_transport (service->settings.access, msg, &refusal))
         {
-          _gg_a2g_respond_error (msg, GG_A2G_ERROR_FORBIDDEN, refusal);
+          gg_a2g_respond_error (msg, GG_A2G_ERROR_FORBIDDEN, refusal);
           return;
         }
       if (!gg_a2g_access_check_origin (service->settings.access, msg))
         {
-          _gg_a2g_respond_error (msg, GG_A2G_ERROR_FORBIDDEN, "Origin not allowed.");
+          gg_a2g_respond_error (msg, GG_A2G_ERROR_FORBIDDEN, "Origin not allowed.");
           return;
         }
       route = find_route (path);
@@ -222,46 +225,46 @@ early_handler (SoupServer        *soup,
               if (reader == GG_A2G_READER_CONSOLE && code == GG_A2G_ERROR_UNAUTHORIZED)
                 soup_message_headers_replace (soup_server_message_get_response_headers (msg), "WWW-Authenticate",
                                               "Basic realm=\"a2g console\", charset=\"UTF-8\"");
-              _gg_a2g_respond_error (msg, code, refusal);
+              gg_a2g_respond_error (msg, code, refusal);
               return;
             }
         }
     }
   else if (!peer_is_loopback (msg))
     {
-      _gg_a2g_respond_error (msg, GG_A2G_ERROR_FORBIDDEN, "Only loopback clients are served in the local profile.");
+      gg_a2g_respond_error (msg, GG_A2G_ERROR_FORBIDDEN, "Only loopback clients are served in the local profile.");
       return;
     }
   else if (!host_allowed (soup_message_headers_get_one (headers, "Host")))
     {
-      _gg_a2g_respond_error (msg, GG_A2G_ERROR_FORBIDDEN, "Host not allowed.");
+      gg_a2g_respond_error (msg, GG_A2G_ERROR_FORBIDDEN, "Host not allowed.");
       return;
     }
   else if (!origin_allowed (service, soup_message_headers_get_one (headers, "Origin")))
     {
-      _gg_a2g_respond_error (msg, GG_A2G_ERROR_FORBIDDEN, "Origin not allowed.");
+      gg_a2g_respond_error (msg, GG_A2G_ERROR_FORBIDDEN, "Origin not allowed.");
       return;
     }
   if (service->closing)
     {
-      _gg_a2g_respond_error (msg, GG_A2G_ERROR_UNAVAILABLE, "The service is shutting down.");
+      gg_a2g_respond_error (msg, GG_A2G_ERROR_UNAVAILABLE, "The service is shutting down.");
       return;
     }
   route = find_route (path);
   if (route == NULL)
     {
-      _gg_a2g_respond_error (msg, GG_A2G_ERROR_NOT_FOUND, "Unknown path.");
+      gg_a2g_respond_error (msg, GG_A2G_ERROR_NOT_FOUND, "Unknown path.");
       return;
     }
   if (strcmp (method, route->method) != 0)
     {
       soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Allow", route->method);
-      _gg_a2g_respond_error (msg, GG_A2G_ERROR_METHOD_NOT_ALLOWED, "Method not allowed.");
+      gg_a2g_respond_error (msg, GG_A2G_ERROR_METHOD_NOT_ALLOWED, "Method not allowed.");
       return;
     }
   if (strcmp (method, "POST") == 0 && !is_json_content (headers))
     {
-      _gg_a2g_respond_error (msg, GG_A2G_ERROR_UNSUPPORTED_MEDIA_TYPE, "Content-Type must be application/json.");
+      gg_a2g_respond_error (msg, GG_A2G_ERROR_UNSUPPORTED_MEDIA_TYPE, "Content-Type must be application/json.");
       return;
     }
   if (soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CONTENT_LENGTH &&
@@ -341,12 +344,12 @@ handler (SoupServer        *soup,
     }
   if (GPOINTER_TO_SIZE (g_object_get_data (G_OBJECT (msg), "gg-a2g-size")) > GG_A2G_MAX_BODY)
     {
-      _gg_a2g_respond_error (msg, GG_A2G_ERROR_TOO_LARGE, "The body is over 262144 bytes.");
+      gg_a2g_respond_error (msg, GG_A2G_ERROR_TOO_LARGE, "The body is over 262144 bytes.");
       return;
     }
 
   soup_server_message_pause (msg);
-  ex = _gg_a2g_exchange_new (service, msg);
+  ex = gg_a2g_exchange_new (service, msg);
   if (query != NULL)
     ex->query = g_hash_table_ref (query);
   if (strcmp (route->method, "POST") == 0)

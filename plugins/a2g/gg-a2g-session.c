@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "gg-a2g-join.h"
-#include "gg-a2g-service.h"
+#include "gg-a2g-endpoints.h"
 
 typedef struct {
   GgA2gExchange *ex;
@@ -38,17 +38,6 @@ open_free (Open *open)
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Open, open_free)
-
-static char *
-bearer_credential (SoupServerMessage *msg)
-{
-  const char *header = soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
-                                                     "Authorization");
-
-  if (header == NULL || g_ascii_strncasecmp (header, "Bearer ", 7) != 0)
-    return NULL;
-  return g_strstrip (g_strdup (header + 7));
-}
 
 /* After a store operation: FALSE, with @open freed, when the client is
  * gone or the shared store is out of reach (then 503: no session and no
@@ -335,7 +324,7 @@ on_open_rate (GObject      *source,
   /* The client profile's join token (gg-a2g-join.c), likewise. */
   if (gg_a2g_access_is_client (service->settings.access))
     {
-      g_autofree char *token = bearer_credential (ex->msg);
+      g_autofree char *token = gg_a2g_exchange_bearer (ex);
       gboolean valid = gg_a2g_join_verify (service->settings.access, token, open->game,
                                            g_get_real_time () / G_USEC_PER_SEC, &open->claims, &refusal);
 

@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-#include "gg-a2g-service.h"
+#include "gg-a2g-endpoints.h"
 
 #define MAX_SCALAR_STRING 32
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "gg-a2g-canonical.h"
-#include "gg-a2g-service.h"
+#include "gg-a2g-endpoints.h"
 
 typedef struct {
   GgA2gExchange *ex;
