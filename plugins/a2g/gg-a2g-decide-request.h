@@ -9,7 +9,7 @@
  */
 #pragma once
 
-#include "gg-a2g-entity.h"
+#include "gg-a2g-entry.h"
 #include "gg-a2g-console.h"
 #include "gg-a2g-endpoints.h"
 

@@ -15,7 +15,7 @@
 #include <gamegate.h>
 
 #include "gg-a2g-canonical.h"
-#include "gg-a2g-entity.h"
+#include "gg-a2g-entry.h"
 
 static const char manifest_json[] =
   "{\"a2g\":\"0.1\",\"game\":\"orbital-freight\",\"version\":\"1.0.0\","

@@ -12,7 +12,7 @@
 
 #include "fuzz-common.h"
 #include "gg-a2g-context.h"
-#include "gg-a2g-entity.h"
+#include "gg-a2g-entry.h"
 
 static const char manifest_json[] =
   "{\"a2g\":\"0.1\",\"game\":\"orbital-freight\",\"version\":\"0.9.2\","

@@ -1,4 +1,4 @@
-/* gg-a2g-session.c: POST /v1/session: open or renew a session.
+/* gg-a2g-session-endpoint.c: POST /v1/session: open or renew a session.
  *
  * The manifest comes in full (checked against every rule, hashed and kept)
  * or as a manifest_hash known already. The local profile needs no

@@ -1,4 +1,4 @@
-/* gg-a2g-usage.c: GET /v1/usage (the counters and the game budgets; a
+/* gg-a2g-usage-endpoint.c: GET /v1/usage (the counters and the game budgets; a
  * game's API key reads its own game's budget only) and GET /v1/policy
  * (the game-wide cache of one manifest as a decision table a game can
  * ship, with the SHA-256 of its canonical JSON and, with

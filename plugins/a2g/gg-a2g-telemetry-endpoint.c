@@ -1,4 +1,4 @@
-/* gg-a2g-telemetry.c: POST /v1/telemetry: the latest scalar state of a
+/* gg-a2g-telemetry-endpoint.c: POST /v1/telemetry: the latest scalar state of a
  * session's entities, from which the store derives the situation context
  * the model sees (nearby, members, population), within that session only.
  *

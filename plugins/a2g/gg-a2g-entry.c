@@ -1,4 +1,4 @@
-/* gg-a2g-entity.c: a decide entry against the manifest.
+/* gg-a2g-entry.c: a decide entry against the manifest.
  *
  * Checking (spec section 5, step 1): observations typed and within range
  * (unknown keys dropped, strings stripped of control characters and cut
@@ -23,7 +23,7 @@
 #include <gamegate.h>
 
 #include "gg-a2g-canonical.h"
-#include "gg-a2g-entity.h"
+#include "gg-a2g-entry.h"
 #include "gg-a2g-errors.h"
 
 #define INSTRUCTIONS \

@@ -1,4 +1,4 @@
-/* gg-a2g-entity.h: one decide entry checked against the manifest (spec
+/* gg-a2g-entry.h: one decide entry checked against the manifest (spec
  * section 5 step 1), its quantised situation and cache key (step 3), and
  * the model input made from it (step 5).
  *

@@ -1,5 +1,5 @@
-/* gg-a2g-health.c: GET /health. In the local profile it also says which
- * model and provider decide; other profiles reveal nothing else.
+/* gg-a2g-health-endpoint.c: GET /health. In the local profile it also says
+ * which model and provider decide; other profiles reveal nothing else.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

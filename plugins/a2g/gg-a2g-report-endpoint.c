@@ -1,4 +1,4 @@
-/* gg-a2g-report.c: POST /v1/report: outcomes of decisions. A report is
+/* gg-a2g-report-endpoint.c: POST /v1/report: outcomes of decisions. A report is
  * accepted once, for a decision issued to the same session and entity;
  * the others are listed in `ignored` with their reason. Accepted reports
  * become the entity's memory in its later model decisions.
