@@ -1,17 +1,18 @@
-/* gg-a2g-decide.c: POST /v1/decide, the decision pipeline of spec section
- * 5 for up to 16 entities at once, each with its own deadline:
+/* gg-a2g-decide-entity.c: one entity of a POST /v1/decide, through the
+ * decision pipeline of spec section 5, with its own deadline:
  *
  *   validate -> forced -> cache -> memory -> limits and budgets -> model
  *   -> record
  *
  * Every entity settles into one entry of the answer: a decision (source
- * forced, cache, memory or model) or a FALLBACK with its code; the answer
- * goes out when all are settled. A request_id is claimed in the store
- * first, so a retry within the replay window gets the same answer without
- * new model calls. The deadline, the client going away and shutdown
- * cancel the entity's model call. What the request does once for all its
- * entities (one cache read, one deadline timer, one write of the records)
- * is in gg-a2g-decide-batch.c.
+ * forced, cache, memory or model) or a FALLBACK with its code. The cache
+ * entries of all the request's entities are read together by the request
+ * (gg-a2g-decide-request.c), which hands each its hit; the rest of the
+ * pipeline is each entity's own: its memory, the session's and the game's
+ * decision rates, the model calls in flight, the token budgets, its
+ * situation context, the model call, and the cache entry the decision
+ * makes. The deadline, the client going away and shutdown cancel its
+ * model call.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -19,12 +20,11 @@
 
 #include <string.h>
 
-#include "gg-a2g-context.h"
+#include "gg-a2g-console.h"
+#include "gg-a2g-decide-entity.h"
 #include "gg-a2g-decide-request.h"
 
-#define MAX_REQUEST_ID 64
-
-static void entity_limits (Entity *entity);
+static void entity_limits (GgA2gDecideEntity *entity);
 
 static const GgDecisionFormat a2g_format = {
   .reason_key = "reason",
@@ -33,8 +33,36 @@ static const GgDecisionFormat a2g_format = {
   .schema_retries = 1,
 };
 
-static void
-entity_free (Entity *entity)
+/**
+ * gg_a2g_decide_entity_new:
+ * @request: the request the entity is one of
+ * @object: its `entities[i]` (borrowed from the request's body)
+ * @default_deadline_ms: [a2g] default-deadline-ms
+ *
+ * Checks the entry against the request's manifest and context; an entry
+ * that fails the check is the entity's FALLBACK invalid once it starts.
+ *
+ * Returns: (transfer full): the entity
+ */
+GgA2gDecideEntity *
+gg_a2g_decide_entity_new (GgA2gDecideRequest *request,
+                          JsonObject         *object,
+                          gint64              default_deadline_ms)
+{
+  GgA2gDecideEntity *entity = g_new0 (GgA2gDecideEntity, 1);
+  g_autoptr(GError) error = NULL;
+
+  entity->request = request;
+  entity->object = object;
+  entity->entry = gg_a2g_entry_parse (request->manifest, request->context, object, default_deadline_ms, &error);
+  if (entity->entry == NULL)
+    entity->invalid = g_strdup (error->message);
+  return entity;
+}
+
+/** gg_a2g_decide_entity_free: @entity: (transfer full): an entity */
+void
+gg_a2g_decide_entity_free (GgA2gDecideEntity *entity)
 {
   gg_a2g_entry_free (entity->entry);
   g_free (entity->invalid);
@@ -42,60 +70,21 @@ entity_free (Entity *entity)
   g_clear_object (&entity->cancellable);
   g_clear_object (&entity->decision);
   g_clear_pointer (&entity->memory, g_ptr_array_unref);
-  g_clear_pointer (&entity->situation, json_object_unref);
+  g_clear_pointer (&entity->situation_context, json_object_unref);
   g_free (entity);
 }
 
-static void
-request_free (Request *request)
+/* @entity as the user_data of a call: its request is held until the
+ * callback (g_autoptr(GgA2gDecideRequest) hold) lets it go. */
+static GgA2gDecideEntity *
+held (GgA2gDecideEntity *entity)
 {
-  if (request->cancel_id != 0)
-    g_cancellable_disconnect (request->ex->cancellable, request->cancel_id);
-  _gg_a2g_decide_deadline_stop (request);
-  g_ptr_array_unref (request->entities);
-  g_ptr_array_unref (request->records);
-  g_free (request->random_hex);
-  gg_a2g_exchange_unref (request->ex);
-  g_clear_pointer (&request->manifest, gg_a2g_manifest_unref);
-  g_clear_pointer (&request->context, gg_a2g_context_unref);
-  g_clear_pointer (&request->epoch, json_node_unref);
-  g_free (request->request_id);
-  g_free (request);
+  gg_a2g_decide_request_ref (entity->request);
+  return entity;
 }
-
-static Request *
-request_ref (Request *request)
-{
-  request->refs++;
-  return request;
-}
-
-static void
-request_unref (Request *request)
-{
-  if (--request->refs == 0)
-    request_free (request);
-}
-
-Request *
-_gg_a2g_decide_request_ref (Request *request)
-{
-  return request_ref (request);
-}
-
-void
-_gg_a2g_decide_request_unref (Request *request)
-{
-  request_unref (request);
-}
-
-/* Held by each callback of an entity's call: entities live as long as their
- * request, and the request until its last call has come back. */
-typedef Request RequestHold;
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (RequestHold, request_unref)
 
 static GgA2gService *
-service_of (Entity *entity)
+service_of (GgA2gDecideEntity *entity)
 {
   return entity->request->ex->service;
 }
@@ -103,7 +92,7 @@ service_of (Entity *entity)
 /* ---- settling --------------------------------------------------------------- */
 
 static void
-console_event (Entity *entity)
+console_event (GgA2gDecideEntity *entity)
 {
   GgA2gService *service = service_of (entity);
 
@@ -113,7 +102,7 @@ console_event (Entity *entity)
 }
 
 static void
-release_slot (Entity *entity)
+release_slot (GgA2gDecideEntity *entity)
 {
   GgA2gService *service = service_of (entity);
 
@@ -125,22 +114,21 @@ release_slot (Entity *entity)
 }
 
 static void
-entity_settled (Entity *entity)
+entity_settled (GgA2gDecideEntity *entity)
 {
-  Request *request = entity->request;
+  GgA2gDecideRequest *request = entity->request;
 
   if (!entity->in_model)
     release_slot (entity);
   if (request->ex->service != NULL)
     console_event (entity);
-  if (--request->pending == 0)
-    _gg_a2g_decide_request_finish (request);
+  gg_a2g_decide_request_settled (request);
 }
 
 static void
-settle_fallback (Entity        *entity,
-                 GgA2gFallback  code,
-                 const char    *message)
+settle_fallback (GgA2gDecideEntity *entity,
+                 GgA2gFallback      code,
+                 const char        *message)
 {
   JsonObject *answer = json_object_new ();
   GgA2gService *service = service_of (entity);
@@ -167,11 +155,11 @@ on_recorded (GObject      *source,
 }
 
 static void
-settle_decision (Entity      *entity,
-                 GgA2gSource  source,
-                 const char  *action,
-                 gint64       confidence,
-                 const char  *reason)
+settle_decision (GgA2gDecideEntity *entity,
+                 GgA2gSource        source,
+                 const char        *action,
+                 gint64             confidence,
+                 const char        *reason)
 {
   GgA2gService *service = service_of (entity);
   GgA2gRecord *record;
@@ -181,7 +169,7 @@ settle_decision (Entity      *entity,
     return;
   record = gg_a2g_record_new ();
   answer = json_object_new ();
-  record->decision_id = _gg_a2g_decide_new_decision_id (entity->request);
+  record->decision_id = gg_a2g_decide_request_new_decision_id (entity->request);
   record->entity = g_strdup (entity->entry->entity);
   record->type = g_strdup (entity->entry->type->id);
   record->action = g_strdup (action);
@@ -198,7 +186,7 @@ settle_decision (Entity      *entity,
     json_object_set_string_member (answer, "reason", reason);
   entity->answer = answer;
   /* The records of the request are written together, before its answer. */
-  g_ptr_array_add (entity->request->records, record);
+  gg_a2g_decide_request_add_record (entity->request, record);
   if (service != NULL)
     gg_a2g_stats_decision (service->stats, source);
   entity_settled (entity);
@@ -206,7 +194,7 @@ settle_decision (Entity      *entity,
 
 /* Past the deadline, or nobody to answer: stop here. */
 static gboolean
-entity_goes_on (Entity *entity)
+entity_goes_on (GgA2gDecideEntity *entity)
 {
   if (entity->answer != NULL)
     return FALSE;
@@ -219,9 +207,24 @@ entity_goes_on (Entity *entity)
   return TRUE;
 }
 
-/* The request's deadline timer found @entity's deadline passed. */
+/** gg_a2g_decide_entity_waits: Returns: whether @entity is unsettled with a deadline to come */
+gboolean
+gg_a2g_decide_entity_waits (GgA2gDecideEntity *entity)
+{
+  return entity->answer == NULL && !entity->timed_out && entity->deadline_us > 0;
+}
+
+/** gg_a2g_decide_entity_cancel: @entity: an entity whose request is cancelled: its model call ends */
 void
-_gg_a2g_decide_timed_out (Entity *entity)
+gg_a2g_decide_entity_cancel (GgA2gDecideEntity *entity)
+{
+  if (entity->cancellable != NULL)
+    g_cancellable_cancel (entity->cancellable);
+}
+
+/** gg_a2g_decide_entity_time_out: @entity: an entity whose deadline passed (the request's timer) */
+void
+gg_a2g_decide_entity_time_out (GgA2gDecideEntity *entity)
 {
   entity->timed_out = TRUE;
   if (entity->cancellable != NULL)
@@ -242,8 +245,8 @@ on_settled (GObject      *source,
 }
 
 static void
-settle_budget (Entity *entity,
-               gint64  used)
+settle_budget (GgA2gDecideEntity *entity,
+               gint64             used)
 {
   GgA2gService *service = service_of (entity);
 
@@ -267,8 +270,8 @@ on_decided (GObject      *source,
             GAsyncResult *result,
             gpointer      user_data)
 {
-  Entity *entity = user_data;
-  g_autoptr(RequestHold) hold = entity->request;
+  GgA2gDecideEntity *entity = user_data;
+  g_autoptr(GgA2gDecideRequest) hold = entity->request;
   GgA2gService *service = service_of (entity);
   g_autoptr(GError) error = NULL;
   g_autoptr(GgDecisionResult) decided = gg_decision_run_finish (GG_DECISION (source), result, &error);
@@ -333,14 +336,14 @@ on_situation (GObject      *source,
               GAsyncResult *result,
               gpointer      user_data)
 {
-  Entity *entity = user_data;
-  g_autoptr(RequestHold) hold = entity->request;
+  GgA2gDecideEntity *entity = user_data;
+  g_autoptr(GgA2gDecideRequest) hold = entity->request;
   GgA2gService *service;
   g_autofree char *prompt = NULL;
   GgAgentPolicy policy;
   gint64 tokens;
 
-  entity->situation = gg_a2g_store_telemetry_situation_finish (GG_A2G_STORE (source), result, NULL);
+  entity->situation_context = gg_a2g_store_telemetry_situation_finish (GG_A2G_STORE (source), result, NULL);
   if (!entity_goes_on (entity))
     {
       settle_budget (entity, 0);
@@ -348,7 +351,7 @@ on_situation (GObject      *source,
     }
   service = service_of (entity);
   prompt = gg_a2g_entry_prompt (entity->entry, entity->request->manifest, entity->request->context,
-                                entity->situation, entity->memory, &tokens);
+                                entity->situation_context, entity->memory, &tokens);
   if (prompt == NULL)
     {
       settle_budget (entity, 0);
@@ -369,7 +372,7 @@ on_situation (GObject      *source,
   entity->cancellable = g_cancellable_new ();
   gg_bus_copy_correlation (entity->request->ex->cancellable, entity->cancellable);
   entity->in_model = TRUE;
-  gg_decision_run_async (entity->decision, entity->cancellable, on_decided, (request_ref (entity->request), entity));
+  gg_decision_run_async (entity->decision, entity->cancellable, on_decided, held (entity));
 }
 
 static void
@@ -377,8 +380,8 @@ on_reserved (GObject      *source,
              GAsyncResult *result,
              gpointer      user_data)
 {
-  Entity *entity = user_data;
-  g_autoptr(RequestHold) hold = entity->request;
+  GgA2gDecideEntity *entity = user_data;
+  g_autoptr(GgA2gDecideRequest) hold = entity->request;
   g_autoptr(GError) error = NULL;
   gint64 reservation = gg_a2g_store_budget_reserve_finish (GG_A2G_STORE (source), result, &error);
   GgA2gService *service = service_of (entity);
@@ -399,12 +402,13 @@ on_reserved (GObject      *source,
       settle_fallback (entity, GG_A2G_FALLBACK_BUDGET, "A token budget is spent.");
       return;
     }
-  gg_a2g_store_telemetry_situation_async (service->store, entity->request->ex->session->client_id, entity->entry->entity,
-                                service->settings.nearby_radius, NULL, on_situation, (request_ref (entity->request), entity));
+  gg_a2g_store_telemetry_situation_async (service->store, entity->request->ex->session->client_id,
+                                          entity->entry->entity, service->settings.nearby_radius, NULL,
+                                          on_situation, held (entity));
 }
 
 static void
-reserve (Entity *entity)
+reserve (GgA2gDecideEntity *entity)
 {
   GgA2gService *service = service_of (entity);
   GgA2gSession *session = entity->request->ex->session;
@@ -424,7 +428,7 @@ reserve (Entity *entity)
   service->model_calls++;
   entity->holds_slot = TRUE;
   gg_a2g_store_budget_reserve_async (service->store, limits, G_N_ELEMENTS (limits),
-                                     entity->entry->type->token_budget, NULL, on_reserved, (request_ref (entity->request), entity));
+                                     entity->entry->type->token_budget, NULL, on_reserved, held (entity));
 }
 
 static void
@@ -432,8 +436,8 @@ on_game_rate (GObject      *source,
               GAsyncResult *result,
               gpointer      user_data)
 {
-  Entity *entity = user_data;
-  g_autoptr(RequestHold) hold = entity->request;
+  GgA2gDecideEntity *entity = user_data;
+  g_autoptr(GgA2gDecideRequest) hold = entity->request;
   gint64 wait_ms = gg_a2g_store_rate_take_finish (GG_A2G_STORE (source), result, NULL);
 
   if (!entity_goes_on (entity))
@@ -451,8 +455,8 @@ on_session_rate (GObject      *source,
                  GAsyncResult *result,
                  gpointer      user_data)
 {
-  Entity *entity = user_data;
-  g_autoptr(RequestHold) hold = entity->request;
+  GgA2gDecideEntity *entity = user_data;
+  g_autoptr(GgA2gDecideRequest) hold = entity->request;
   GgA2gService *service = service_of (entity);
   g_autoptr(GError) error = NULL;
   gint64 wait_ms = gg_a2g_store_rate_take_finish (GG_A2G_STORE (source), result, &error);
@@ -472,11 +476,11 @@ on_session_rate (GObject      *source,
     }
   bucket = g_strconcat ("decide:game:", entity->request->ex->session->game, NULL);
   gg_a2g_store_rate_take_async (service->store, bucket, service->settings.game_rate, service->settings.game_burst,
-                                NULL, on_game_rate, (request_ref (entity->request), entity));
+                                NULL, on_game_rate, held (entity));
 }
 
 static void
-entity_limits (Entity *entity)
+entity_limits (GgA2gDecideEntity *entity)
 {
   GgA2gService *service = service_of (entity);
   g_autofree char *bucket = NULL;
@@ -488,7 +492,7 @@ entity_limits (Entity *entity)
     }
   bucket = g_strconcat ("decide:session:", entity->request->ex->session->client_id, NULL);
   gg_a2g_store_rate_take_async (service->store, bucket, service->settings.session_rate,
-                                service->settings.session_burst, NULL, on_session_rate, (request_ref (entity->request), entity));
+                                service->settings.session_burst, NULL, on_session_rate, held (entity));
 }
 
 /* ---- cache and memory ------------------------------------------------------- */
@@ -498,8 +502,8 @@ on_recent (GObject      *source,
            GAsyncResult *result,
            gpointer      user_data)
 {
-  Entity *entity = user_data;
-  g_autoptr(RequestHold) hold = entity->request;
+  GgA2gDecideEntity *entity = user_data;
+  g_autoptr(GgA2gDecideRequest) hold = entity->request;
   GgA2gEntry *entry = entity->entry;
 
   entity->memory = gg_a2g_store_record_recent_finish (GG_A2G_STORE (source), result, NULL);
@@ -521,21 +525,38 @@ on_recent (GObject      *source,
 }
 
 static void
-after_cache (Entity *entity)
+after_cache (GgA2gDecideEntity *entity)
 {
   GgA2gService *service = service_of (entity);
 
   if (entity->entry->type->memory > 0)
     {
       gg_a2g_store_record_recent_async (service->store, entity->request->ex->session->client_id,
-                                        entity->entry->entity, 16, NULL, on_recent, (request_ref (entity->request), entity));
+                                        entity->entry->entity, GG_A2G_STORE_RECENT_PER_ENTITY, NULL, on_recent,
+                                        held (entity));
       return;
     }
   entity_limits (entity);
 }
 
 /**
- * _gg_a2g_decide_cached:
+ * gg_a2g_decide_entity_cache_key:
+ * @entity: an entity whose cache entry is read
+ *
+ * Returns: (transfer full): the key of the game-wide entry, or of the
+ *   session's own (a session-cached type, or a client session's second read)
+ */
+char *
+gg_a2g_decide_entity_cache_key (GgA2gDecideEntity *entity)
+{
+  GgA2gEntry *entry = entity->entry;
+
+  return gg_a2g_entry_cache_key (entry, entry->type->cache == GG_A2G_CACHE_SESSION || entity->own_cache_read ?
+                                 entity->request->ex->session->id : NULL);
+}
+
+/**
+ * gg_a2g_decide_entity_cached:
  * @entity: an entity whose cache entry was read
  * @hit: (nullable): the entry, NULL for a miss
  *
@@ -543,8 +564,8 @@ after_cache (Entity *entity)
  *   session's own entry read too
  */
 gboolean
-_gg_a2g_decide_cached (Entity          *entity,
-                       GgA2gCacheEntry *hit)
+gg_a2g_decide_entity_cached (GgA2gDecideEntity *entity,
+                             GgA2gCacheEntry   *hit)
 {
   GgA2gService *service;
 
@@ -569,10 +590,16 @@ _gg_a2g_decide_cached (Entity          *entity,
   return FALSE;
 }
 
-/* Settles what needs no store (invalid, forced); else sets the deadline.
- * Returns: TRUE when @entity's cache entry is to be read. */
+/**
+ * gg_a2g_decide_entity_start:
+ * @entity: an entity of a request that runs
+ *
+ * Settles what needs no store (invalid, forced); else sets the deadline.
+ *
+ * Returns: TRUE when @entity's cache entry is to be read (by the request)
+ */
 gboolean
-_gg_a2g_decide_entity_start (Entity *entity)
+gg_a2g_decide_entity_start (GgA2gDecideEntity *entity)
 {
   GgA2gEntry *entry = entity->entry;
 
@@ -597,173 +624,3 @@ _gg_a2g_decide_entity_start (Entity *entity)
   return TRUE;
 }
 
-/* ---- the request -------------------------------------------------------------- */
-
-static void
-on_replay_stored (GObject      *source,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  gg_a2g_store_replay_finish_finish (GG_A2G_STORE (source), result, NULL);
-}
-
-void
-_gg_a2g_decide_request_finish (Request *request)
-{
-  GgA2gExchange *ex = request->ex;
-  GgA2gService *service = ex->service;
-  g_autoptr(JsonObject) reply = gg_a2g_reply_new ();
-  JsonArray *decisions = json_array_new ();
-  g_autoptr(GBytes) bytes = NULL;
-  gboolean answered = !g_cancellable_is_cancelled (ex->cancellable) && service != NULL;
-  char *text;
-
-  _gg_a2g_decide_deadline_stop (request);
-  /* Before the answer, so that a report that follows finds its record. */
-  _gg_a2g_decide_records_write (request);
-  if (request->epoch != NULL)
-    json_object_set_member (reply, "epoch", json_node_copy (request->epoch));
-  for (guint i = 0; i < request->entities->len; i++)
-    json_array_add_object_element (decisions,
-                                   json_object_ref (((Entity *) g_ptr_array_index (request->entities, i))->answer));
-  json_object_set_array_member (reply, "decisions", decisions);
-  text = gg_json_object_to_string (reply);
-  bytes = g_bytes_new_take (text, strlen (text));
-  if (request->request_id != NULL && service != NULL)
-    /* A cut-off answer is not one to replay. */
-    gg_a2g_store_replay_finish_async (service->store, ex->session->client_id, request->request_id,
-                                      answered ? bytes : NULL, NULL, on_replay_stored, NULL);
-  if (answered)
-    gg_a2g_exchange_reply_bytes (ex, 200, bytes);
-  else if (service != NULL && service->closing)
-    gg_a2g_exchange_fail (ex, GG_A2G_ERROR_UNAVAILABLE, "The service is shutting down.");
-  request_unref (request);
-}
-
-static void
-on_replay_claimed (GObject      *source,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  Request *request = user_data;
-  g_autoptr(GBytes) answer = gg_a2g_store_replay_claim_finish (GG_A2G_STORE (source), result, NULL);
-
-  if (answer != NULL)
-    {
-      gg_a2g_exchange_reply_bytes (request->ex, 200, answer);
-      g_clear_pointer (&request->request_id, g_free);
-      request_unref (request);
-      return;
-    }
-  if (!gg_a2g_exchange_is_live (request->ex))
-    {
-      gg_a2g_store_replay_finish_async (GG_A2G_STORE (source), request->ex->session->client_id,
-                                        request->request_id, NULL, NULL, on_replay_stored, NULL);
-      request_unref (request);
-      return;
-    }
-  _gg_a2g_decide_request_run (request);
-}
-
-/**
- * gg_a2g_handle_decide:
- * @ex: an authenticated POST /v1/decide
- */
-void
-gg_a2g_handle_decide (GgA2gExchange *ex)
-{
-  GgA2gService *service = ex->service;
-  GgA2gManifest *manifest = ex->session->manifest;
-  JsonNode *epoch = json_object_get_member (ex->body, "epoch");
-  JsonNode *request_id = json_object_get_member (ex->body, "request_id");
-  JsonNode *entities = json_object_get_member (ex->body, "entities");
-  GgA2gContext *context;
-  JsonArray *array;
-  Request *request;
-
-  if (manifest == NULL)
-    {
-      gg_a2g_exchange_fail (ex, GG_A2G_ERROR_UNAVAILABLE, "The session's manifest is not loaded.");
-      return;
-    }
-  if (epoch != NULL && !(JSON_NODE_HOLDS_VALUE (epoch) && json_node_get_value_type (epoch) == G_TYPE_INT64))
-    {
-      gg_a2g_exchange_fail (ex, GG_A2G_ERROR_INVALID, "epoch: must be an integer");
-      return;
-    }
-  if (request_id != NULL &&
-      !(JSON_NODE_HOLDS_VALUE (request_id) && json_node_get_value_type (request_id) == G_TYPE_STRING &&
-        strlen (json_node_get_string (request_id)) >= 1 && strlen (json_node_get_string (request_id)) <= MAX_REQUEST_ID))
-    {
-      gg_a2g_exchange_fail (ex, GG_A2G_ERROR_INVALID, "request_id: must be a string of 1 to 64 characters");
-      return;
-    }
-  if (entities == NULL || !JSON_NODE_HOLDS_ARRAY (entities))
-    {
-      gg_a2g_exchange_fail (ex, GG_A2G_ERROR_INVALID, "entities: must be an array");
-      return;
-    }
-  array = json_node_get_array (entities);
-  if (json_array_get_length (array) > GG_A2G_MAX_ENTITIES)
-    {
-      gg_a2g_exchange_fail (ex, GG_A2G_ERROR_INVALID, "entities: at most 16 entities per request");
-      return;
-    }
-  context = gg_a2g_session_get_context (ex->session);
-  /* Structural errors refuse the request; an entity's own data only its entry. */
-  for (guint i = 0; i < json_array_get_length (array); i++)
-    {
-      JsonNode *item = json_array_get_element (array, i);
-      const char *id, *type;
-
-      if (!JSON_NODE_HOLDS_OBJECT (item))
-        {
-          gg_a2g_exchange_fail (ex, GG_A2G_ERROR_INVALID, "entities[%u]: must be an object", i);
-          return;
-        }
-      id = gg_a2g_json_string (json_node_get_object (item), "entity");
-      type = gg_a2g_json_string (json_node_get_object (item), "type");
-      if (!gg_a2g_id_valid (id))
-        {
-          gg_a2g_exchange_fail (ex, GG_A2G_ERROR_INVALID, "entities[%u].entity: must match ^[a-z][a-z0-9_:.-]{0,63}$", i);
-          return;
-        }
-      if (gg_a2g_manifest_get_type (manifest, type) == NULL)
-        {
-          gg_a2g_exchange_fail (ex, GG_A2G_ERROR_INVALID, "entities[%u].type: not an entity type of the manifest", i);
-          return;
-        }
-    }
-
-  request = g_new0 (Request, 1);
-  request->refs = 1;
-  request->ex = gg_a2g_exchange_ref (ex);
-  request->manifest = gg_a2g_manifest_ref (manifest);
-  request->context = gg_a2g_context_ref (context);
-  request->entities = g_ptr_array_new_with_free_func ((GDestroyNotify) entity_free);
-  request->records = g_ptr_array_new_with_free_func ((GDestroyNotify) gg_a2g_record_unref);
-  if (epoch != NULL)
-    request->epoch = json_node_copy (epoch);
-  for (guint i = 0; i < json_array_get_length (array); i++)
-    {
-      g_autoptr(GError) error = NULL;
-      Entity *entity = g_new0 (Entity, 1);
-
-      entity->request = request;
-      entity->index = i;
-      entity->object = json_array_get_object_element (array, i);
-      entity->entry = gg_a2g_entry_parse (manifest, context, entity->object, service->settings.default_deadline_ms,
-                                          &error);
-      if (entity->entry == NULL)
-        entity->invalid = g_strdup (error->message);
-      g_ptr_array_add (request->entities, entity);
-    }
-  if (request_id != NULL)
-    {
-      request->request_id = g_strdup (json_node_get_string (request_id));
-      gg_a2g_store_replay_claim_async (service->store, ex->session->client_id, request->request_id,
-                                       service->settings.replay_window_s, NULL, on_replay_claimed, request);
-      return;
-    }
-  _gg_a2g_decide_request_run (request);
-}

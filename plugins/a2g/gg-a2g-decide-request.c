@@ -1,7 +1,11 @@
-/* gg-a2g-decide-batch.c: what one POST /v1/decide does once for all its
- * entities rather than once per entity, so that a request of 16 costs the
- * store and the main loop about what a request of one does:
+/* gg-a2g-decide-request.c: one POST /v1/decide, from its entities
+ * checked to its answer, doing once for all its entities what each would
+ * otherwise do alone, so that a request of 16 costs the store and the
+ * main loop about what a request of one does:
  *
+ * - a request_id is claimed first, so a retry within the replay window
+ *   gets the same answer without new model calls (and waits for it while
+ *   the first is decided);
  * - the cache entries of every entity that has one are read in one store
  *   operation (one MGET on Redis); a client session's misses in the game
  *   cache then read their session's entries together again;
@@ -13,27 +17,99 @@
  * - the random part of every decision id comes from one read of the
  *   kernel's random source.
  *
+ * The answer goes out when every entity has settled, in request order.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
 
+#include <string.h>
+
+#include "gg-a2g-decide-entity.h"
 #include "gg-a2g-decide-request.h"
 
 #define DECISION_ID_HEX 16   /* 64 random bits per decision id */
 
+static void deadline_stop (GgA2gDecideRequest *request);
+
+/**
+ * gg_a2g_decide_request_new:
+ * @ex: an authenticated POST /v1/decide, its body checked
+ * @manifest: the session's manifest
+ * @context: the session's context
+ * @epoch: (nullable): the body's `epoch`, echoed
+ * @request_id: (nullable): the body's `request_id`
+ *
+ * The caller adds the entities (gg_a2g_decide_entity_new()) to
+ * `entities`, then starts the request.
+ *
+ * Returns: (transfer full): a request, not started
+ */
+GgA2gDecideRequest *
+gg_a2g_decide_request_new (GgA2gExchange *ex,
+                           GgA2gManifest *manifest,
+                           GgA2gContext  *context,
+                           JsonNode      *epoch,
+                           const char    *request_id)
+{
+  GgA2gDecideRequest *request = g_new0 (GgA2gDecideRequest, 1);
+
+  request->refs = 1;
+  request->ex = gg_a2g_exchange_ref (ex);
+  request->manifest = gg_a2g_manifest_ref (manifest);
+  request->context = gg_a2g_context_ref (context);
+  request->entities = g_ptr_array_new_with_free_func ((GDestroyNotify) gg_a2g_decide_entity_free);
+  request->records = g_ptr_array_new_with_free_func ((GDestroyNotify) gg_a2g_record_unref);
+  request->epoch = epoch != NULL ? json_node_copy (epoch) : NULL;
+  request->request_id = g_strdup (request_id);
+  return request;
+}
+
+static void
+request_free (GgA2gDecideRequest *request)
+{
+  if (request->cancel_id != 0)
+    g_cancellable_disconnect (request->ex->cancellable, request->cancel_id);
+  deadline_stop (request);
+  g_ptr_array_unref (request->entities);
+  g_ptr_array_unref (request->records);
+  g_free (request->random_hex);
+  gg_a2g_exchange_unref (request->ex);
+  gg_a2g_manifest_unref (request->manifest);
+  gg_a2g_context_unref (request->context);
+  g_clear_pointer (&request->epoch, json_node_unref);
+  g_free (request->request_id);
+  g_free (request);
+}
+
+/** gg_a2g_decide_request_ref: Returns: @request, held by one more call in flight */
+GgA2gDecideRequest *
+gg_a2g_decide_request_ref (GgA2gDecideRequest *request)
+{
+  request->refs++;
+  return request;
+}
+
+/** gg_a2g_decide_request_unref: @request: a request whose call came back */
+void
+gg_a2g_decide_request_unref (GgA2gDecideRequest *request)
+{
+  if (--request->refs == 0)
+    request_free (request);
+}
+
 /* ---- the deadline timer ------------------------------------------------------ */
 
 static gint64
-earliest_deadline (Request *request)
+earliest_deadline (GgA2gDecideRequest *request)
 {
   gint64 earliest = -1;
 
   for (guint i = 0; i < request->entities->len; i++)
     {
-      Entity *entity = g_ptr_array_index (request->entities, i);
+      GgA2gDecideEntity *entity = g_ptr_array_index (request->entities, i);
 
-      if (entity->answer == NULL && !entity->timed_out && entity->deadline_us > 0 &&
-          (earliest < 0 || entity->deadline_us < earliest))
+      if (gg_a2g_decide_entity_waits (entity) && (earliest < 0 || entity->deadline_us < earliest))
         earliest = entity->deadline_us;
     }
   return earliest;
@@ -42,21 +118,21 @@ earliest_deadline (Request *request)
 static gboolean
 on_deadline (gpointer user_data)
 {
-  Request *request = user_data;
+  GgA2gDecideRequest *request = user_data;
   gint64 now = g_get_monotonic_time ();
 
   /* Settling may finish the request; it lives until this loop is done. */
-  _gg_a2g_decide_request_ref (request);
+  gg_a2g_decide_request_ref (request);
   for (guint i = 0; i < request->entities->len; i++)
     {
-      Entity *entity = g_ptr_array_index (request->entities, i);
+      GgA2gDecideEntity *entity = g_ptr_array_index (request->entities, i);
 
-      if (entity->answer == NULL && !entity->timed_out && entity->deadline_us > 0 && entity->deadline_us <= now)
-        _gg_a2g_decide_timed_out (entity);
+      if (gg_a2g_decide_entity_waits (entity) && entity->deadline_us <= now)
+        gg_a2g_decide_entity_time_out (entity);
     }
   if (request->deadline != NULL)
     g_source_set_ready_time (request->deadline, earliest_deadline (request));
-  _gg_a2g_decide_request_unref (request);
+  gg_a2g_decide_request_unref (request);
   return G_SOURCE_CONTINUE;
 }
 
@@ -75,7 +151,7 @@ static GSourceFuncs deadline_funcs = {
 
 /* Fires at the monotonic ready time: the earliest pending deadline. */
 static void
-deadline_start (Request *request)
+deadline_start (GgA2gDecideRequest *request)
 {
   gint64 earliest = earliest_deadline (request);
 
@@ -88,9 +164,8 @@ deadline_start (Request *request)
   g_source_attach (request->deadline, NULL);
 }
 
-/** _gg_a2g_decide_deadline_stop: @request: a request that is done */
-void
-_gg_a2g_decide_deadline_stop (Request *request)
+static void
+deadline_stop (GgA2gDecideRequest *request)
 {
   if (request->deadline == NULL)
     return;
@@ -101,30 +176,22 @@ _gg_a2g_decide_deadline_stop (Request *request)
 /* ---- the cache ----------------------------------------------------------------- */
 
 typedef struct {
-  Request *request;
-  GPtrArray *entities;   /* Entity, borrowed from the request */
+  GgA2gDecideRequest *request;
+  GPtrArray *entities;   /* GgA2gDecideEntity, borrowed from the request */
 } CacheRead;
 
-static void cache_read (Request *request, GPtrArray *entities);
+static void cache_read (GgA2gDecideRequest *request,
+                        GPtrArray          *entities);
 
 static void
 cache_read_free (CacheRead *read)
 {
   g_ptr_array_unref (read->entities);
-  _gg_a2g_decide_request_unref (read->request);
+  gg_a2g_decide_request_unref (read->request);
   g_free (read);
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CacheRead, cache_read_free)
-
-static char *
-cache_key (Entity *entity)
-{
-  GgA2gEntry *entry = entity->entry;
-
-  return gg_a2g_entry_cache_key (entry, entry->type->cache == GG_A2G_CACHE_SESSION || entity->own_cache_read ?
-                                 entity->request->ex->session->id : NULL);
-}
 
 /* Every entity gets its answer; those that read their session's own entry
  * next do so together again. */
@@ -136,9 +203,9 @@ cache_answers (CacheRead *read,
 
   for (guint i = 0; i < read->entities->len; i++)
     {
-      Entity *entity = g_ptr_array_index (read->entities, i);
+      GgA2gDecideEntity *entity = g_ptr_array_index (read->entities, i);
 
-      if (_gg_a2g_decide_cached (entity, hits != NULL && i < hits->len ? g_ptr_array_index (hits, i) : NULL))
+      if (gg_a2g_decide_entity_cached (entity, hits != NULL && i < hits->len ? g_ptr_array_index (hits, i) : NULL))
         g_ptr_array_add (again, entity);
     }
   if (again->len > 0)
@@ -172,11 +239,11 @@ on_cache_many (GObject      *source,
        * in several slots) may still read each: one at a time then. */
       for (guint i = 0; i < read->entities->len; i++)
         {
-          Entity *entity = g_ptr_array_index (read->entities, i);
-          g_autofree char *key = cache_key (entity);
+          GgA2gDecideEntity *entity = g_ptr_array_index (read->entities, i);
+          g_autofree char *key = gg_a2g_decide_entity_cache_key (entity);
           CacheRead *one = g_new0 (CacheRead, 1);
 
-          one->request = _gg_a2g_decide_request_ref (read->request);
+          one->request = gg_a2g_decide_request_ref (read->request);
           one->entities = g_ptr_array_new ();
           g_ptr_array_add (one->entities, entity);
           gg_a2g_store_cache_get_async (read->request->ex->service->store, key, NULL, on_cache_one, one);
@@ -188,22 +255,30 @@ on_cache_many (GObject      *source,
 
 /* One store operation for the cache entries of @entities. */
 static void
-cache_read (Request   *request,
-            GPtrArray *entities)
+cache_read (GgA2gDecideRequest *request,
+            GPtrArray          *entities)
 {
   GgA2gService *service = request->ex->service;
   g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func (g_free);
   CacheRead *read = g_new0 (CacheRead, 1);
 
-  read->request = _gg_a2g_decide_request_ref (request);
+  read->request = gg_a2g_decide_request_ref (request);
   read->entities = g_ptr_array_ref (entities);
   for (guint i = 0; i < entities->len; i++)
-    g_ptr_array_add (keys, cache_key (g_ptr_array_index (entities, i)));
+    g_ptr_array_add (keys, gg_a2g_decide_entity_cache_key (g_ptr_array_index (entities, i)));
   gg_a2g_store_cache_get_many_async (service->store, (const char * const *) keys->pdata, keys->len, NULL,
                                      on_cache_many, read);
 }
 
 /* ---- the records and the decision ids ---------------------------------------- */
+
+/** gg_a2g_decide_request_add_record: keeps @record (transfer full), a decision of one of @request's entities */
+void
+gg_a2g_decide_request_add_record (GgA2gDecideRequest *request,
+                                  GgA2gRecord        *record)
+{
+  g_ptr_array_add (request->records, record);
+}
 
 static void
 on_records_written (GObject      *source,
@@ -214,9 +289,8 @@ on_records_written (GObject      *source,
   gg_a2g_store_record_put_many_finish (GG_A2G_STORE (source), result, NULL);
 }
 
-/** _gg_a2g_decide_records_write: @request: a request whose entities have all settled */
-void
-_gg_a2g_decide_records_write (Request *request)
+static void
+records_write (GgA2gDecideRequest *request)
 {
   GgA2gService *service = request->ex->service;
 
@@ -227,14 +301,14 @@ _gg_a2g_decide_records_write (Request *request)
 }
 
 /**
- * _gg_a2g_decide_new_decision_id:
+ * gg_a2g_decide_request_new_decision_id:
  * @request: a request
  *
  * Returns: (transfer full): "d_" and 64 random bits in hex, the bits of
  *   every decision of @request read at once
  */
 char *
-_gg_a2g_decide_new_decision_id (Request *request)
+gg_a2g_decide_request_new_decision_id (GgA2gDecideRequest *request)
 {
   const char *random;
 
@@ -250,28 +324,74 @@ _gg_a2g_decide_new_decision_id (Request *request)
   return g_strdup_printf ("d_%.*s", DECISION_ID_HEX, random);
 }
 
+/* ---- the answer ---------------------------------------------------------------- */
+
+static void
+on_replay_stored (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  gg_a2g_store_replay_finish_finish (GG_A2G_STORE (source), result, NULL);
+}
+
+/* Every entity settled: the records, the answer, its replay. */
+static void
+request_finish (GgA2gDecideRequest *request)
+{
+  GgA2gExchange *ex = request->ex;
+  GgA2gService *service = ex->service;
+  g_autoptr(JsonObject) reply = gg_a2g_reply_new ();
+  JsonArray *decisions = json_array_new ();
+  g_autoptr(GBytes) bytes = NULL;
+  gboolean answered = !g_cancellable_is_cancelled (ex->cancellable) && service != NULL;
+  char *text;
+
+  deadline_stop (request);
+  /* Before the answer, so that a report that follows finds its record. */
+  records_write (request);
+  if (request->epoch != NULL)
+    json_object_set_member (reply, "epoch", json_node_copy (request->epoch));
+  for (guint i = 0; i < request->entities->len; i++)
+    json_array_add_object_element (decisions,
+                                   json_object_ref (((GgA2gDecideEntity *) request->entities->pdata[i])->answer));
+  json_object_set_array_member (reply, "decisions", decisions);
+  text = gg_json_object_to_string (reply);
+  bytes = g_bytes_new_take (text, strlen (text));
+  if (request->request_id != NULL && service != NULL)
+    /* A cut-off answer is not one to replay. */
+    gg_a2g_store_replay_finish_async (service->store, ex->session->client_id, request->request_id,
+                                      answered ? bytes : NULL, NULL, on_replay_stored, NULL);
+  if (answered)
+    gg_a2g_exchange_reply_bytes (ex, 200, bytes);
+  else if (service != NULL && service->closing)
+    gg_a2g_exchange_fail (ex, GG_A2G_ERROR_UNAVAILABLE, "The service is shutting down.");
+  gg_a2g_decide_request_unref (request);
+}
+
+/** gg_a2g_decide_request_settled: @request: a request one of whose entities settled */
+void
+gg_a2g_decide_request_settled (GgA2gDecideRequest *request)
+{
+  if (--request->pending == 0)
+    request_finish (request);
+}
+
 /* ---- running the request ------------------------------------------------------ */
 
 static void
 on_request_cancelled (GCancellable *cancellable,
                       gpointer      user_data)
 {
-  Request *request = user_data;
+  GgA2gDecideRequest *request = user_data;
 
   (void) cancellable;
   /* The client went away or the service stops: model calls end now. */
   for (guint i = 0; i < request->entities->len; i++)
-    {
-      Entity *entity = g_ptr_array_index (request->entities, i);
-
-      if (entity->cancellable != NULL)
-        g_cancellable_cancel (entity->cancellable);
-    }
+    gg_a2g_decide_entity_cancel (g_ptr_array_index (request->entities, i));
 }
 
-/** _gg_a2g_decide_request_run: @request: a request with its entities parsed */
-void
-_gg_a2g_decide_request_run (Request *request)
+static void
+request_run (GgA2gDecideRequest *request)
 {
   GgA2gExchange *ex = request->ex;
   guint n = request->entities->len;
@@ -279,7 +399,7 @@ _gg_a2g_decide_request_run (Request *request)
 
   if (n == 0)
     {
-      _gg_a2g_decide_request_finish (request);
+      request_finish (request);
       return;
     }
   request->pending = n;
@@ -288,15 +408,60 @@ _gg_a2g_decide_request_run (Request *request)
   request->pending++;
   for (guint i = 0; i < n; i++)
     {
-      Entity *entity = g_ptr_array_index (request->entities, i);
+      GgA2gDecideEntity *entity = g_ptr_array_index (request->entities, i);
 
-      if (_gg_a2g_decide_entity_start (entity))
+      if (gg_a2g_decide_entity_start (entity))
         g_ptr_array_add (cached, entity);
     }
   if (cached->len > 0)
     cache_read (request, cached);
   if (request->pending > 1)
     deadline_start (request);
-  if (--request->pending == 0)
-    _gg_a2g_decide_request_finish (request);
+  gg_a2g_decide_request_settled (request);
+}
+
+static void
+on_replay_claimed (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  GgA2gDecideRequest *request = user_data;
+  g_autoptr(GBytes) answer = gg_a2g_store_replay_claim_finish (GG_A2G_STORE (source), result, NULL);
+
+  if (answer != NULL)
+    {
+      gg_a2g_exchange_reply_bytes (request->ex, 200, answer);
+      g_clear_pointer (&request->request_id, g_free);
+      gg_a2g_decide_request_unref (request);
+      return;
+    }
+  if (!gg_a2g_exchange_is_live (request->ex))
+    {
+      gg_a2g_store_replay_finish_async (GG_A2G_STORE (source), request->ex->session->client_id,
+                                        request->request_id, NULL, NULL, on_replay_stored, NULL);
+      gg_a2g_decide_request_unref (request);
+      return;
+    }
+  request_run (request);
+}
+
+/**
+ * gg_a2g_decide_request_start:
+ * @request: (transfer full): a request with its entities
+ *
+ * Claims its request_id, if it has one, and decides its entities (or
+ * answers the request_id's stored answer); answers when done.
+ */
+void
+gg_a2g_decide_request_start (GgA2gDecideRequest *request)
+{
+  GgA2gExchange *ex = request->ex;
+
+  if (request->request_id != NULL)
+    {
+      gg_a2g_store_replay_claim_async (ex->service->store, ex->session->client_id, request->request_id,
+                                       ex->service->settings.replay_window_s, NULL, on_replay_claimed, request);
+      return;
+    }
+  request_run (request);
 }

@@ -1,71 +1,51 @@
-/* gg-a2g-decide-private.h: what the two halves of POST /v1/decide share:
- * the request and its entities. gg-a2g-decide.c holds each entity's
- * pipeline (forced, cache answer, memory, limits, budgets, the model
- * call, settling); gg-a2g-decide-batch.c what the request does once for
- * all its entities (starting them, one cache read, one deadline timer, one
- * write of the decision records, the decision ids' randomness).
+/* gg-a2g-decide-request.h: one POST /v1/decide in progress: what it read
+ * once for all its entities (the session's manifest and context), its
+ * entities (gg-a2g-decide-entity.h) in request order, and what it does
+ * once for all of them rather than once per entity: the request_id's
+ * replay, one cache read, one deadline timer, one write of the decision
+ * records, the decision ids' randomness, and the answer.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
 
-#include "gg-a2g-entry.h"
-#include "gg-a2g-console.h"
-#include "gg-a2g-endpoints.h"
+#include "gg-a2g-exchange.h"
 
 G_BEGIN_DECLS
 
-typedef struct _Request Request;
+typedef struct _GgA2gDecideEntity GgA2gDecideEntity;
 
 typedef struct {
-  Request *request;
-  guint index;
-  JsonObject *object;         /* the entry as sent (borrowed from the body) */
-  GgA2gEntry *entry;          /* NULL when the entry is invalid */
-  char *invalid;              /* why */
-  JsonObject *answer;         /* set once settled */
-  GCancellable *cancellable;  /* the model call's: made with it */
-  gint64 deadline_us;         /* monotonic; 0: none (settled at once) */
-  gboolean timed_out;
-  gint64 reservation;
-  gboolean in_model;
-  gboolean holds_slot;        /* counted in the model calls in flight */
-  GgDecision *decision;
-  GPtrArray *memory;          /* GgA2gRecord, newest first */
-  JsonObject *situation;
-  gint64 started_us;
-  gboolean own_cache_read;    /* client profile: the session's entries looked at too */
-} Entity;
-
-struct _Request {
   guint refs;                 /* the run, and every store or model call in flight */
   GgA2gExchange *ex;
-  GgA2gManifest *manifest;
-  GgA2gContext *context;
-  GPtrArray *entities;        /* Entity, request order */
-  guint pending;
-  JsonNode *epoch;
-  char *request_id;
+  GgA2gManifest *manifest;    /* the session's */
+  GgA2gContext *context;      /* the session's, or its manifest's empty one */
+  GPtrArray *entities;        /* GgA2gDecideEntity, request order */
+  guint pending;              /* entities not settled yet (+1 while starting them) */
+  JsonNode *epoch;            /* nullable */
+  char *request_id;           /* nullable */
   gulong cancel_id;
   GSource *deadline;          /* at the earliest deadline of the unsettled entities */
   GPtrArray *records;         /* GgA2gRecord of the decisions made, written at the end */
   char *random_hex;           /* the decision ids' random part, 16 digits each */
   guint ids_used;
-};
+} GgA2gDecideRequest;
 
-/* gg-a2g-decide.c */
-Request *_gg_a2g_decide_request_ref    (Request *request);
-void     _gg_a2g_decide_request_unref  (Request *request);
-void     _gg_a2g_decide_request_finish (Request *request);
-gboolean _gg_a2g_decide_entity_start   (Entity *entity);
-gboolean _gg_a2g_decide_cached         (Entity          *entity,
-                                        GgA2gCacheEntry *hit);
-void     _gg_a2g_decide_timed_out      (Entity *entity);
+GgA2gDecideRequest *gg_a2g_decide_request_new      (GgA2gExchange *ex,
+                                                    GgA2gManifest *manifest,
+                                                    GgA2gContext  *context,
+                                                    JsonNode      *epoch,
+                                                    const char    *request_id);
+GgA2gDecideRequest *gg_a2g_decide_request_ref      (GgA2gDecideRequest *request);
+void                gg_a2g_decide_request_unref    (GgA2gDecideRequest *request);
+void                gg_a2g_decide_request_start    (GgA2gDecideRequest *request);
+void                gg_a2g_decide_request_settled  (GgA2gDecideRequest *request);
+void                gg_a2g_decide_request_add_record (GgA2gDecideRequest *request,
+                                                      GgA2gRecord        *record);
+char               *gg_a2g_decide_request_new_decision_id (GgA2gDecideRequest *request);
 
-/* gg-a2g-decide-batch.c */
-void     _gg_a2g_decide_request_run     (Request *request);
-void     _gg_a2g_decide_deadline_stop   (Request *request);
-void     _gg_a2g_decide_records_write   (Request *request);
-char    *_gg_a2g_decide_new_decision_id (Request *request);
+/* Held by each callback of an entity's call: entities live as long as their
+ * request, and the request until its last call has come back. */
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GgA2gDecideRequest, gg_a2g_decide_request_unref)
 
 G_END_DECLS
