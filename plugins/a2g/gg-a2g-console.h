@@ -9,18 +9,18 @@
 
 G_BEGIN_DECLS
 
-GgA2gConsole *gg_a2g_console_new          (GgA2gService *service);
-void          gg_a2g_console_free         (GgA2gConsole *console);
-gboolean      gg_a2g_console_serve_file   (GgA2gConsole      *console,
-                                           SoupServerMessage *msg,
-                                           const char        *path);
-void          gg_a2g_console_open_stream  (GgA2gConsole      *console,
-                                           SoupServerMessage *msg);
-void          gg_a2g_console_report       (GgA2gConsole *console,
-                                           GgA2gSession *session,
-                                           const char   *type,
-                                           JsonObject   *answer,
-                                           gint64        started_us);
-void          gg_a2g_console_close        (GgA2gConsole *console);
+GgA2gConsole *gg_a2g_console_new         (GgA2gService *service);
+void          gg_a2g_console_free        (GgA2gConsole *console);
+gboolean      gg_a2g_console_serve_file  (GgA2gConsole      *console,
+                                          SoupServerMessage *msg,
+                                          const char        *path);
+void          gg_a2g_console_open_stream (GgA2gConsole      *console,
+                                          SoupServerMessage *msg);
+void          gg_a2g_console_report      (GgA2gConsole *console,
+                                          GgA2gSession *session,
+                                          const char   *type,
+                                          JsonObject   *answer,
+                                          gint64        started_us);
+void          gg_a2g_console_close       (GgA2gConsole *console);
 
 G_END_DECLS

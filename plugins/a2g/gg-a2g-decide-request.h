@@ -31,17 +31,17 @@ typedef struct {
   guint ids_used;
 } GgA2gDecideRequest;
 
-GgA2gDecideRequest *gg_a2g_decide_request_new      (GgA2gExchange *ex,
-                                                    GgA2gManifest *manifest,
-                                                    GgA2gContext  *context,
-                                                    JsonNode      *epoch,
-                                                    const char    *request_id);
-GgA2gDecideRequest *gg_a2g_decide_request_ref      (GgA2gDecideRequest *request);
-void                gg_a2g_decide_request_unref    (GgA2gDecideRequest *request);
-void                gg_a2g_decide_request_start    (GgA2gDecideRequest *request);
-void                gg_a2g_decide_request_settled  (GgA2gDecideRequest *request);
-void                gg_a2g_decide_request_add_record (GgA2gDecideRequest *request,
-                                                      GgA2gRecord        *record);
+GgA2gDecideRequest *gg_a2g_decide_request_new             (GgA2gExchange *ex,
+                                                           GgA2gManifest *manifest,
+                                                           GgA2gContext  *context,
+                                                           JsonNode      *epoch,
+                                                           const char    *request_id);
+GgA2gDecideRequest *gg_a2g_decide_request_ref             (GgA2gDecideRequest *request);
+void                gg_a2g_decide_request_unref           (GgA2gDecideRequest *request);
+void                gg_a2g_decide_request_start           (GgA2gDecideRequest *request);
+void                gg_a2g_decide_request_settled         (GgA2gDecideRequest *request);
+void                gg_a2g_decide_request_add_record      (GgA2gDecideRequest *request,
+                                                           GgA2gRecord        *record);
 char               *gg_a2g_decide_request_new_decision_id (GgA2gDecideRequest *request);
 
 /* Held by each callback of an entity's call: entities live as long as their

@@ -56,16 +56,16 @@ void           gg_a2g_exchange_authenticate (GgA2gExchange *ex,
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GgA2gExchange, gg_a2g_exchange_unref)
 
 /* The answers made before there is an exchange (the early checks). */
-GBytes        *gg_a2g_error_body            (GgA2gError  code,
-                                             const char *message);
-void           gg_a2g_respond_error         (SoupServerMessage *msg,
-                                             GgA2gError         code,
-                                             const char        *message);
+GBytes *gg_a2g_error_body    (GgA2gError  code,
+                              const char *message);
+void    gg_a2g_respond_error (SoupServerMessage *msg,
+                              GgA2gError         code,
+                              const char        *message);
 
 /* JSON as every endpoint reads and writes it. */
-JsonObject    *gg_a2g_reply_new             (void);
-char          *gg_a2g_json_string           (JsonObject *object,
-                                             const char *name);
-gboolean       gg_a2g_client_id_valid       (const char *client_id);
+JsonObject *gg_a2g_reply_new       (void);
+char       *gg_a2g_json_string     (JsonObject *object,
+                                    const char *name);
+gboolean    gg_a2g_client_id_valid (const char *client_id);
 
 G_END_DECLS

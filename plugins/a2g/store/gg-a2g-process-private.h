@@ -61,35 +61,35 @@ struct _GgA2gProcessStore {
 void _gg_a2g_process_manifests_iface_init (GgA2gStoreInterface *iface);
 void _gg_a2g_process_manifests_init       (GgA2gProcessStore *self);
 
-void _gg_a2g_process_sessions_iface_init  (GgA2gStoreInterface *iface);
-void _gg_a2g_process_sessions_init        (GgA2gProcessStore *self);
-void _gg_a2g_process_sessions_sweep       (GgA2gProcessStore *self);
-GgA2gProcessSession *_gg_a2g_process_live_session (GgA2gProcessStore *self,
-                                                   const char        *client_id);
-gint64 _gg_a2g_process_session_left_us    (GgA2gProcessSession *session,
-                                           gint64               now);
+void                 _gg_a2g_process_sessions_iface_init (GgA2gStoreInterface *iface);
+void                 _gg_a2g_process_sessions_init       (GgA2gProcessStore *self);
+void                 _gg_a2g_process_sessions_sweep      (GgA2gProcessStore *self);
+GgA2gProcessSession *_gg_a2g_process_live_session        (GgA2gProcessStore *self,
+                                                          const char        *client_id);
+gint64               _gg_a2g_process_session_left_us     (GgA2gProcessSession *session,
+                                                          gint64               now);
 
-void _gg_a2g_process_players_iface_init   (GgA2gStoreInterface *iface);
-void _gg_a2g_process_players_init         (GgA2gProcessStore *self);
-void _gg_a2g_process_players_sweep        (GgA2gProcessStore *self);
+void _gg_a2g_process_players_iface_init (GgA2gStoreInterface *iface);
+void _gg_a2g_process_players_init       (GgA2gProcessStore *self);
+void _gg_a2g_process_players_sweep      (GgA2gProcessStore *self);
 
-void _gg_a2g_process_jti_iface_init       (GgA2gStoreInterface *iface);
-void _gg_a2g_process_jti_init             (GgA2gProcessStore *self);
-void _gg_a2g_process_jti_sweep            (GgA2gProcessStore *self);
+void _gg_a2g_process_jti_iface_init (GgA2gStoreInterface *iface);
+void _gg_a2g_process_jti_init       (GgA2gProcessStore *self);
+void _gg_a2g_process_jti_sweep      (GgA2gProcessStore *self);
 
-void _gg_a2g_process_cache_iface_init     (GgA2gStoreInterface *iface);
-void _gg_a2g_process_cache_init           (GgA2gProcessStore *self);
+void _gg_a2g_process_cache_iface_init (GgA2gStoreInterface *iface);
+void _gg_a2g_process_cache_init       (GgA2gProcessStore *self);
 
-void _gg_a2g_process_limits_iface_init    (GgA2gStoreInterface *iface);
-void _gg_a2g_process_limits_init          (GgA2gProcessStore *self);
+void _gg_a2g_process_limits_iface_init (GgA2gStoreInterface *iface);
+void _gg_a2g_process_limits_init       (GgA2gProcessStore *self);
 
-void _gg_a2g_process_records_iface_init   (GgA2gStoreInterface *iface);
-void _gg_a2g_process_replays_sweep        (GgA2gProcessStore *self);
+void _gg_a2g_process_records_iface_init (GgA2gStoreInterface *iface);
+void _gg_a2g_process_replays_sweep      (GgA2gProcessStore *self);
 
 void _gg_a2g_process_telemetry_iface_init (GgA2gStoreInterface *iface);
 
-void _gg_a2g_process_counters_iface_init  (GgA2gStoreInterface *iface);
-void _gg_a2g_process_counters_init        (GgA2gProcessStore *self);
+void _gg_a2g_process_counters_iface_init (GgA2gStoreInterface *iface);
+void _gg_a2g_process_counters_init       (GgA2gProcessStore *self);
 
 /* Every operation completes through a GTask whose source is the store (the
  * operation's own `store`, `cancellable`, `callback` and `user_data`). */

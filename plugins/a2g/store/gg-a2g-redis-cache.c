@@ -83,7 +83,7 @@ cache_entry_from_json (const char *text,
   entry->confidence = json_object_get_int_member_with_default (object, "confidence", 0);
   entry->reason = g_strdup (json_object_get_string_member_with_default (object, "reason", NULL));
   entry->expires_us = g_get_monotonic_time () +
-                      (json_object_get_int_member_with_default (object, "expires_ms", 0) - _gg_redis_now_ms ()) * 1000;
+                      (json_object_get_int_member_with_default (object, "expires_ms", 0) - _gg_a2g_redis_now_ms ()) * 1000;
   return entry;
 }
 
@@ -109,10 +109,10 @@ cache_get (GgA2gStore          *store,
            gpointer             user_data)
 {
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
-  RedisCmd *cmd = _gg_redis_cmd_new ("GET");
+  GgA2gRedisCmd *cmd = _gg_a2g_redis_cmd_new ("GET");
 
-  _gg_redis_cmd_addf (cmd, "%sc:%s", self->prefix, key);
-  _gg_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_cache_get);
+  _gg_a2g_redis_cmd_addf (cmd, "%sc:%s", self->prefix, key);
+  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_cache_get);
 }
 
 static void
@@ -141,7 +141,7 @@ cache_get_many (GgA2gStore          *store,
 {
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
   GTask *task = g_task_new (store, cancellable, callback, user_data);
-  RedisCmd *cmd;
+  GgA2gRedisCmd *cmd;
 
   g_task_set_task_data (task, GUINT_TO_POINTER (n_keys), NULL);
   if (n_keys == 0)
@@ -150,10 +150,10 @@ cache_get_many (GgA2gStore          *store,
       g_object_unref (task);
       return;
     }
-  cmd = _gg_redis_cmd_new ("MGET");
+  cmd = _gg_a2g_redis_cmd_new ("MGET");
   for (guint i = 0; i < n_keys; i++)
-    _gg_redis_cmd_addf (cmd, "%sc:%s", self->prefix, keys[i]);
-  _gg_redis_send (self, cmd, task, on_cache_get_many);
+    _gg_a2g_redis_cmd_addf (cmd, "%sc:%s", self->prefix, keys[i]);
+  _gg_a2g_redis_send (self, cmd, task, on_cache_get_many);
 }
 
 static void
@@ -164,41 +164,41 @@ cache_put (GgA2gStore          *store,
            gpointer             user_data)
 {
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
-  gint64 expires_ms = _gg_redis_now_ms () + self->cache_ttl_ms;
+  gint64 expires_ms = _gg_a2g_redis_now_ms () + self->cache_ttl_ms;
   g_autofree char *json = cache_entry_to_json (entry, expires_ms);
   g_autofree char *index = g_strdup_printf ("%sci:%s", self->prefix, entry->manifest_hash);
-  RedisCmd *cmd;
+  GgA2gRedisCmd *cmd;
 
   entry->expires_us = g_get_monotonic_time () + self->cache_ttl_ms * 1000;
   if (g_str_has_prefix (entry->key, "game:"))
     {
       /* The export index: expired entries out, at most cache-entries kept. */
-      cmd = _gg_redis_cmd_new ("ZADD");
-      _gg_redis_cmd_add (cmd, index);
-      _gg_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, expires_ms);
-      _gg_redis_cmd_add (cmd, entry->key);
-      _gg_redis_send (self, cmd, NULL, NULL);
-      cmd = _gg_redis_cmd_new ("ZREMRANGEBYSCORE");
-      _gg_redis_cmd_add (cmd, index);
-      _gg_redis_cmd_add (cmd, "-inf");
-      _gg_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, _gg_redis_now_ms ());
-      _gg_redis_send (self, cmd, NULL, NULL);
-      cmd = _gg_redis_cmd_new ("ZREMRANGEBYRANK");
-      _gg_redis_cmd_add (cmd, index);
-      _gg_redis_cmd_add (cmd, "0");
-      _gg_redis_cmd_addf (cmd, "-%u", self->cache_max + 1);
-      _gg_redis_send (self, cmd, NULL, NULL);
-      cmd = _gg_redis_cmd_new ("PEXPIRE");
-      _gg_redis_cmd_add (cmd, index);
-      _gg_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, self->cache_ttl_ms);
-      _gg_redis_send (self, cmd, NULL, NULL);
+      cmd = _gg_a2g_redis_cmd_new ("ZADD");
+      _gg_a2g_redis_cmd_add (cmd, index);
+      _gg_a2g_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, expires_ms);
+      _gg_a2g_redis_cmd_add (cmd, entry->key);
+      _gg_a2g_redis_send (self, cmd, NULL, NULL);
+      cmd = _gg_a2g_redis_cmd_new ("ZREMRANGEBYSCORE");
+      _gg_a2g_redis_cmd_add (cmd, index);
+      _gg_a2g_redis_cmd_add (cmd, "-inf");
+      _gg_a2g_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, _gg_a2g_redis_now_ms ());
+      _gg_a2g_redis_send (self, cmd, NULL, NULL);
+      cmd = _gg_a2g_redis_cmd_new ("ZREMRANGEBYRANK");
+      _gg_a2g_redis_cmd_add (cmd, index);
+      _gg_a2g_redis_cmd_add (cmd, "0");
+      _gg_a2g_redis_cmd_addf (cmd, "-%u", self->cache_max + 1);
+      _gg_a2g_redis_send (self, cmd, NULL, NULL);
+      cmd = _gg_a2g_redis_cmd_new ("PEXPIRE");
+      _gg_a2g_redis_cmd_add (cmd, index);
+      _gg_a2g_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, self->cache_ttl_ms);
+      _gg_a2g_redis_send (self, cmd, NULL, NULL);
     }
-  cmd = _gg_redis_cmd_new ("SET");
-  _gg_redis_cmd_addf (cmd, "%sc:%s", self->prefix, entry->key);
-  _gg_redis_cmd_add (cmd, json);
-  _gg_redis_cmd_add (cmd, "PX");
-  _gg_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, self->cache_ttl_ms);
-  _gg_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_boolean);
+  cmd = _gg_a2g_redis_cmd_new ("SET");
+  _gg_a2g_redis_cmd_addf (cmd, "%sc:%s", self->prefix, entry->key);
+  _gg_a2g_redis_cmd_add (cmd, json);
+  _gg_a2g_redis_cmd_add (cmd, "PX");
+  _gg_a2g_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, self->cache_ttl_ms);
+  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_boolean);
 }
 
 static void
@@ -230,7 +230,7 @@ on_cache_index (GgA2gRedisStore *self,
                 redisReply      *reply,
                 GTask           *task)
 {
-  RedisCmd *cmd;
+  GgA2gRedisCmd *cmd;
 
   if (reply->type != REDIS_REPLY_ARRAY || reply->elements == 0)
     {
@@ -239,11 +239,11 @@ on_cache_index (GgA2gRedisStore *self,
       g_object_unref (task);
       return;
     }
-  cmd = _gg_redis_cmd_new ("MGET");
+  cmd = _gg_a2g_redis_cmd_new ("MGET");
   for (size_t i = 0; i < reply->elements; i++)
     if (reply->element[i]->type == REDIS_REPLY_STRING)
-      _gg_redis_cmd_addf (cmd, "%sc:%.*s", self->prefix, (int) reply->element[i]->len, reply->element[i]->str);
-  _gg_redis_send (self, cmd, task, on_cache_values);
+      _gg_a2g_redis_cmd_addf (cmd, "%sc:%.*s", self->prefix, (int) reply->element[i]->len, reply->element[i]->str);
+  _gg_a2g_redis_send (self, cmd, task, on_cache_values);
 }
 
 static void
@@ -255,13 +255,13 @@ cache_list (GgA2gStore          *store,
 {
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
   GTask *task = g_task_new (store, cancellable, callback, user_data);
-  RedisCmd *cmd = _gg_redis_cmd_new ("ZRANGEBYSCORE");
+  GgA2gRedisCmd *cmd = _gg_a2g_redis_cmd_new ("ZRANGEBYSCORE");
 
   g_task_set_task_data (task, g_strdup (manifest_hash), g_free);
-  _gg_redis_cmd_addf (cmd, "%sci:%s", self->prefix, manifest_hash);
-  _gg_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, _gg_redis_now_ms ());
-  _gg_redis_cmd_add (cmd, "+inf");
-  _gg_redis_send (self, cmd, task, on_cache_index);
+  _gg_a2g_redis_cmd_addf (cmd, "%sci:%s", self->prefix, manifest_hash);
+  _gg_a2g_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, _gg_a2g_redis_now_ms ());
+  _gg_a2g_redis_cmd_add (cmd, "+inf");
+  _gg_a2g_redis_send (self, cmd, task, on_cache_index);
 }
 
 void

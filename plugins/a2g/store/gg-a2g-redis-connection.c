@@ -25,8 +25,8 @@
 typedef struct {
   GgA2gRedisStore *self;
   GTask *task;            /* nullable */
-  RedisReplyFunc func;
-  RedisCmd *cmd;          /* kept for an EVAL after NOSCRIPT */
+  GgA2gRedisReplyFunc func;
+  GgA2gRedisCmd *cmd;          /* kept for an EVAL after NOSCRIPT */
   gint64 deadline_us;
 } RedisPending;
 
@@ -104,33 +104,33 @@ source_attach (redisAsyncContext *ac)
 
 /* ---- commands -------------------------------------------------------------- */
 
-RedisCmd *
-_gg_redis_cmd_new (const char *first)
+GgA2gRedisCmd *
+_gg_a2g_redis_cmd_new (const char *first)
 {
-  RedisCmd *cmd = g_new0 (RedisCmd, 1);
+  GgA2gRedisCmd *cmd = g_new0 (GgA2gRedisCmd, 1);
 
   cmd->args = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
-  _gg_redis_cmd_add (cmd, first);
+  _gg_a2g_redis_cmd_add (cmd, first);
   return cmd;
 }
 
 void
-_gg_redis_cmd_add_len (RedisCmd   *cmd,
-                       const void *data,
-                       gsize       length)
+_gg_a2g_redis_cmd_add_len (GgA2gRedisCmd *cmd,
+                           const void    *data,
+                           gsize          length)
 {
   g_ptr_array_add (cmd->args, g_bytes_new (data, length));
 }
 
 void
-_gg_redis_cmd_add (RedisCmd   *cmd,
-                   const char *arg)
+_gg_a2g_redis_cmd_add (GgA2gRedisCmd *cmd,
+                       const char    *arg)
 {
-  _gg_redis_cmd_add_len (cmd, arg, strlen (arg));
+  _gg_a2g_redis_cmd_add_len (cmd, arg, strlen (arg));
 }
 
 void
-_gg_redis_cmd_addf (RedisCmd *cmd, const char *format, ...)
+_gg_a2g_redis_cmd_addf (GgA2gRedisCmd *cmd, const char *format, ...)
 {
   va_list args;
   char *text;
@@ -142,7 +142,7 @@ _gg_redis_cmd_addf (RedisCmd *cmd, const char *format, ...)
 }
 
 static const char *
-script_sha (RedisScript *script)
+script_sha (GgA2gRedisScript *script)
 {
   if (script->sha[0] == '\0')
     {
@@ -153,27 +153,27 @@ script_sha (RedisScript *script)
   return script->sha;
 }
 
-RedisCmd *
-_gg_redis_script_new (RedisScript *script,
-                      guint        n_keys)
+GgA2gRedisCmd *
+_gg_a2g_redis_script_new (GgA2gRedisScript *script,
+                          guint             n_keys)
 {
-  RedisCmd *cmd = _gg_redis_cmd_new ("EVALSHA");
+  GgA2gRedisCmd *cmd = _gg_a2g_redis_cmd_new ("EVALSHA");
 
   cmd->script = script;
-  _gg_redis_cmd_add (cmd, script_sha (script));
-  _gg_redis_cmd_addf (cmd, "%u", n_keys);
+  _gg_a2g_redis_cmd_add (cmd, script_sha (script));
+  _gg_a2g_redis_cmd_addf (cmd, "%u", n_keys);
   return cmd;
 }
 
 static void
-cmd_free (RedisCmd *cmd)
+cmd_free (GgA2gRedisCmd *cmd)
 {
   g_ptr_array_unref (cmd->args);
   g_free (cmd);
 }
 
 char *
-_gg_redis_key (GgA2gRedisStore *self, const char *format, ...)
+_gg_a2g_redis_key (GgA2gRedisStore *self, const char *format, ...)
 {
   va_list args;
   g_autofree char *rest = NULL;
@@ -184,30 +184,30 @@ _gg_redis_key (GgA2gRedisStore *self, const char *format, ...)
   return g_strconcat (self->prefix, rest, NULL);
 }
 
-/** _gg_redis_session_key: Returns: (transfer full): the key "P{s:<client_id>}<suffix>" */
+/** _gg_a2g_redis_session_key: Returns: (transfer full): the key "P{s:<client_id>}<suffix>" */
 char *
-_gg_redis_session_key (GgA2gRedisStore *self,
-                       const char      *client_id,
-                       const char      *suffix)
+_gg_a2g_redis_session_key (GgA2gRedisStore *self,
+                           const char      *client_id,
+                           const char      *suffix)
 {
   return g_strdup_printf ("%s{s:%s}%s", self->prefix, client_id, suffix);
 }
 
-/** _gg_redis_reply_string: Returns: (transfer full) (nullable): @reply's string */
+/** _gg_a2g_redis_reply_string: Returns: (transfer full) (nullable): @reply's string */
 char *
-_gg_redis_reply_string (redisReply *reply)
+_gg_a2g_redis_reply_string (redisReply *reply)
 {
   return reply != NULL && reply->type == REDIS_REPLY_STRING ? g_strndup (reply->str, reply->len) : NULL;
 }
 
 gint64
-_gg_redis_now_ms (void)
+_gg_a2g_redis_now_ms (void)
 {
   return g_get_real_time () / 1000;
 }
 
 void
-_gg_redis_task_fail (GTask *task)
+_gg_a2g_redis_task_fail (GTask *task)
 {
   if (task == NULL)
     return;
@@ -240,7 +240,7 @@ on_reply (redisAsyncContext *ac,
       pending->cmd != NULL && pending->cmd->script != NULL && pending->cmd->args->len >= 2 && self->up)
     {
       /* Not loaded (a restarted Redis): the same call with the source. */
-      RedisScript *script = pending->cmd->script;
+      GgA2gRedisScript *script = pending->cmd->script;
 
       g_ptr_array_index (pending->cmd->args, 0) = (g_bytes_unref (pending->cmd->args->pdata[0]),
                                                    g_bytes_new_static ("EVAL", 4));
@@ -253,12 +253,12 @@ on_reply (redisAsyncContext *ac,
   if (pending->task != NULL)
     {
       if (reply == NULL)
-        _gg_redis_task_fail (pending->task);
+        _gg_a2g_redis_task_fail (pending->task);
       else if (reply->type == REDIS_REPLY_ERROR)
         {
           /* A script error: a bug, never a credential; say it once per reply. */
           g_warning ("a2g: the shared store answered an error: %.200s", reply->str);
-          _gg_redis_task_fail (pending->task);
+          _gg_a2g_redis_task_fail (pending->task);
         }
       else
         pending->func (self, reply, pending->task);
@@ -286,7 +286,7 @@ send_pending (GgA2gRedisStore *self,
   if (self->ac == NULL || !self->up ||
       redisAsyncCommandArgv (self->ac, on_reply, pending, (int) argc, argv, lengths) != REDIS_OK)
     {
-      _gg_redis_task_fail (pending->task);
+      _gg_a2g_redis_task_fail (pending->task);
       pending->task = NULL;
       pending_free (pending);
       return;
@@ -296,10 +296,10 @@ send_pending (GgA2gRedisStore *self,
 }
 
 void
-_gg_redis_send (GgA2gRedisStore *self,
-                RedisCmd        *cmd,
-                GTask           *task,
-                RedisReplyFunc   func)
+_gg_a2g_redis_send (GgA2gRedisStore     *self,
+                    GgA2gRedisCmd       *cmd,
+                    GTask               *task,
+                    GgA2gRedisReplyFunc  func)
 {
   RedisPending *pending = g_new0 (RedisPending, 1);
 
@@ -362,16 +362,16 @@ on_connected (const redisAsyncContext *ac,
   self->backoff_ms = BACKOFF_MIN_MS;
   if (self->password != NULL)
     {
-      RedisCmd *cmd = _gg_redis_cmd_new ("AUTH");
-      _gg_redis_cmd_add (cmd, self->password);
-      _gg_redis_send (self, cmd, NULL, NULL);
+      GgA2gRedisCmd *cmd = _gg_a2g_redis_cmd_new ("AUTH");
+      _gg_a2g_redis_cmd_add (cmd, self->password);
+      _gg_a2g_redis_send (self, cmd, NULL, NULL);
     }
   for (guint i = 0; self->scripts[i] != NULL; i++)
     {
-      RedisCmd *cmd = _gg_redis_cmd_new ("SCRIPT");
-      _gg_redis_cmd_add (cmd, "LOAD");
-      _gg_redis_cmd_add (cmd, self->scripts[i]->source);
-      _gg_redis_send (self, cmd, NULL, NULL);
+      GgA2gRedisCmd *cmd = _gg_a2g_redis_cmd_new ("SCRIPT");
+      _gg_a2g_redis_cmd_add (cmd, "LOAD");
+      _gg_a2g_redis_cmd_add (cmd, self->scripts[i]->source);
+      _gg_a2g_redis_send (self, cmd, NULL, NULL);
     }
   if (self->warned)
     g_message ("a2g: the shared store at %s is reachable again", self->masked);
@@ -431,9 +431,9 @@ drop_connection (GgA2gRedisStore *self,
   schedule_retry (self);
 }
 
-/** _gg_redis_connection_tick: fails the commands past their timeout (the store's 50 ms tick) */
+/** _gg_a2g_redis_connection_tick: fails the commands past their timeout (the store's 50 ms tick) */
 void
-_gg_redis_connection_tick (GgA2gRedisStore *self)
+_gg_a2g_redis_connection_tick (GgA2gRedisStore *self)
 {
   gint64 now = g_get_monotonic_time ();
   RedisPending *oldest = g_queue_peek_head (&self->pending);
@@ -444,17 +444,17 @@ _gg_redis_connection_tick (GgA2gRedisStore *self)
     drop_connection (self, "a command timed out");
 }
 
-/** _gg_redis_connection_start: @self: a store with its address: connects in the background */
+/** _gg_a2g_redis_connection_start: @self: a store with its address: connects in the background */
 void
-_gg_redis_connection_start (GgA2gRedisStore *self)
+_gg_a2g_redis_connection_start (GgA2gRedisStore *self)
 {
   self->backoff_ms = BACKOFF_MIN_MS;
   connect_now (self);
 }
 
-/** _gg_redis_connection_close: @self: a store being finalized: every pending command fails */
+/** _gg_a2g_redis_connection_close: @self: a store being finalized: every pending command fails */
 void
-_gg_redis_connection_close (GgA2gRedisStore *self)
+_gg_a2g_redis_connection_close (GgA2gRedisStore *self)
 {
   redisAsyncContext *ac = self->ac;
 

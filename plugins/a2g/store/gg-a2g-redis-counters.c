@@ -12,7 +12,7 @@
 
 /* KEYS: usage; ARGV: name, delta, name, delta, ... Returns every
  * counter as {name, total, ...} (HGETALL). */
-RedisScript _gg_redis_script_counters = {
+GgA2gRedisScript _gg_a2g_redis_script_counters = {
   "for i = 1, #ARGV - 1, 2 do redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1]) end\n"
   "return redis.call('HGETALL', KEYS[1])\n" };
 
@@ -26,7 +26,7 @@ on_counters (GgA2gRedisStore *self,
   (void) self;
   if (reply->type != REDIS_REPLY_ARRAY)
     {
-      _gg_redis_task_fail (task);
+      _gg_a2g_redis_task_fail (task);
       return;
     }
   totals = json_object_new ();
@@ -52,15 +52,15 @@ counters_add (GgA2gStore          *store,
               gpointer             user_data)
 {
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
-  RedisCmd *cmd = _gg_redis_script_new (&_gg_redis_script_counters, 1);
+  GgA2gRedisCmd *cmd = _gg_a2g_redis_script_new (&_gg_a2g_redis_script_counters, 1);
 
-  _gg_redis_cmd_addf (cmd, "%susage", self->prefix);
+  _gg_a2g_redis_cmd_addf (cmd, "%susage", self->prefix);
   for (guint i = 0; i < n_deltas; i++)
     {
-      _gg_redis_cmd_add (cmd, deltas[i].name);
-      _gg_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, deltas[i].value);
+      _gg_a2g_redis_cmd_add (cmd, deltas[i].name);
+      _gg_a2g_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, deltas[i].value);
     }
-  _gg_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_counters);
+  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_counters);
 }
 
 /** _gg_a2g_redis_counters_iface_init: @iface: the store interface to fill */

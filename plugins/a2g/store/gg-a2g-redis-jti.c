@@ -27,15 +27,15 @@ jti_claim (GgA2gStore          *store,
            gpointer             user_data)
 {
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
-  RedisCmd *cmd = _gg_redis_cmd_new ("SET");
+  GgA2gRedisCmd *cmd = _gg_a2g_redis_cmd_new ("SET");
 
   /* Kept until the token's exp, across every replica. */
-  _gg_redis_cmd_addf (cmd, "%sj:%s", self->prefix, jti);
-  _gg_redis_cmd_add (cmd, "1");
-  _gg_redis_cmd_add (cmd, "NX");
-  _gg_redis_cmd_add (cmd, "EXAT");
-  _gg_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, MAX (expires_unix_s, g_get_real_time () / G_USEC_PER_SEC + 1));
-  _gg_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_set);
+  _gg_a2g_redis_cmd_addf (cmd, "%sj:%s", self->prefix, jti);
+  _gg_a2g_redis_cmd_add (cmd, "1");
+  _gg_a2g_redis_cmd_add (cmd, "NX");
+  _gg_a2g_redis_cmd_add (cmd, "EXAT");
+  _gg_a2g_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, MAX (expires_unix_s, g_get_real_time () / G_USEC_PER_SEC + 1));
+  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_set);
 }
 
 /** _gg_a2g_redis_jti_iface_init: @iface: the store interface to fill */

@@ -14,7 +14,7 @@
 #include "gg-a2g-redis-private.h"
 
 /* KEYS: bucket; ARGV: rate, burst. Returns 0 (taken) or the ms to wait. */
-RedisScript _gg_redis_script_rate = {
+GgA2gRedisScript _gg_a2g_redis_script_rate = {
   "local t = redis.call('TIME'); local now = t[1] + t[2] / 1000000\n"
   "local rate = tonumber(ARGV[1]); local burst = math.max(tonumber(ARGV[2]), 1)\n"
   "local b = redis.call('HMGET', KEYS[1], 'tokens', 'last')\n"
@@ -28,7 +28,7 @@ RedisScript _gg_redis_script_rate = {
 
 /* KEYS: next, scopes, budget 1..n; ARGV: amount, then per budget: scope
  * name, limit, window_s, window. Returns the reservation id or 0. */
-RedisScript _gg_redis_script_reserve = {
+GgA2gRedisScript _gg_a2g_redis_script_reserve = {
   "local now = tonumber(redis.call('TIME')[1])\n"
   "local amount = tonumber(ARGV[1]); local n = #KEYS - 2; local names = {}\n"
   "for i = 1, n do\n"
@@ -51,7 +51,7 @@ RedisScript _gg_redis_script_reserve = {
   "return id\n" };
 
 /* KEYS: next; ARGV: id, used, budget key prefix. */
-RedisScript _gg_redis_script_settle = {
+GgA2gRedisScript _gg_a2g_redis_script_settle = {
   "local rk = KEYS[1] .. ':' .. ARGV[1]\n"
   "local r = redis.call('HMGET', rk, 'amount', 'scopes')\n"
   "if not r[1] then return 0 end\n"
@@ -69,7 +69,7 @@ RedisScript _gg_redis_script_settle = {
 
 /* KEYS: scopes; ARGV: budget key prefix, scope prefix. Returns a flat
  * array: scope, used, limit, window. */
-RedisScript _gg_redis_script_budget_list = {
+GgA2gRedisScript _gg_a2g_redis_script_budget_list = {
   "local now = tonumber(redis.call('TIME')[1]); local out = {}\n"
   "for _, name in ipairs(redis.call('SMEMBERS', KEYS[1])) do\n"
   "  if string.sub(name, 1, #ARGV[2]) == ARGV[2] then\n"
@@ -92,7 +92,7 @@ on_int (GgA2gRedisStore *self,
   (void) self;
   if (reply->type != REDIS_REPLY_INTEGER)
     {
-      _gg_redis_task_fail (task);
+      _gg_a2g_redis_task_fail (task);
       return;
     }
   g_task_return_int (task, (gssize) reply->integer);
@@ -111,7 +111,7 @@ rate_take (GgA2gStore          *store,
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
   GTask *task = g_task_new (store, cancellable, callback, user_data);
   char number[G_ASCII_DTOSTR_BUF_SIZE];
-  RedisCmd *cmd;
+  GgA2gRedisCmd *cmd;
 
   if (rate <= 0)
     {
@@ -119,11 +119,11 @@ rate_take (GgA2gStore          *store,
       g_object_unref (task);
       return;
     }
-  cmd = _gg_redis_script_new (&_gg_redis_script_rate, 1);
-  _gg_redis_cmd_addf (cmd, "%sr:%s", self->prefix, bucket);
-  _gg_redis_cmd_add (cmd, g_ascii_dtostr (number, sizeof number, rate));
-  _gg_redis_cmd_add (cmd, g_ascii_dtostr (number, sizeof number, burst));
-  _gg_redis_send (self, cmd, task, on_int);
+  cmd = _gg_a2g_redis_script_new (&_gg_a2g_redis_script_rate, 1);
+  _gg_a2g_redis_cmd_addf (cmd, "%sr:%s", self->prefix, bucket);
+  _gg_a2g_redis_cmd_add (cmd, g_ascii_dtostr (number, sizeof number, rate));
+  _gg_a2g_redis_cmd_add (cmd, g_ascii_dtostr (number, sizeof number, burst));
+  _gg_a2g_redis_send (self, cmd, task, on_int);
 }
 
 static void
@@ -136,21 +136,21 @@ budget_reserve (GgA2gStore             *store,
                 gpointer                user_data)
 {
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
-  RedisCmd *cmd = _gg_redis_script_new (&_gg_redis_script_reserve, n_limits + 2);
+  GgA2gRedisCmd *cmd = _gg_a2g_redis_script_new (&_gg_a2g_redis_script_reserve, n_limits + 2);
 
-  _gg_redis_cmd_addf (cmd, "%s{b}:next", self->prefix);
-  _gg_redis_cmd_addf (cmd, "%s{b}:scopes", self->prefix);
+  _gg_a2g_redis_cmd_addf (cmd, "%s{b}:next", self->prefix);
+  _gg_a2g_redis_cmd_addf (cmd, "%s{b}:scopes", self->prefix);
   for (guint i = 0; i < n_limits; i++)
-    _gg_redis_cmd_addf (cmd, "%s{b}:%s", self->prefix, limits[i].scope);
-  _gg_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, amount);
+    _gg_a2g_redis_cmd_addf (cmd, "%s{b}:%s", self->prefix, limits[i].scope);
+  _gg_a2g_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, amount);
   for (guint i = 0; i < n_limits; i++)
     {
-      _gg_redis_cmd_add (cmd, limits[i].scope);
-      _gg_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, limits[i].limit);
-      _gg_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, limits[i].window_s);
-      _gg_redis_cmd_add (cmd, limits[i].window);
+      _gg_a2g_redis_cmd_add (cmd, limits[i].scope);
+      _gg_a2g_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, limits[i].limit);
+      _gg_a2g_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, limits[i].window_s);
+      _gg_a2g_redis_cmd_add (cmd, limits[i].window);
     }
-  _gg_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_int);
+  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_int);
 }
 
 static void
@@ -172,13 +172,13 @@ budget_settle (GgA2gStore          *store,
                gpointer             user_data)
 {
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
-  RedisCmd *cmd = _gg_redis_script_new (&_gg_redis_script_settle, 1);
+  GgA2gRedisCmd *cmd = _gg_a2g_redis_script_new (&_gg_a2g_redis_script_settle, 1);
 
-  _gg_redis_cmd_addf (cmd, "%s{b}:next", self->prefix);
-  _gg_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, reservation);
-  _gg_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, used);
-  _gg_redis_cmd_addf (cmd, "%s{b}:", self->prefix);
-  _gg_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_settled);
+  _gg_a2g_redis_cmd_addf (cmd, "%s{b}:next", self->prefix);
+  _gg_a2g_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, reservation);
+  _gg_a2g_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, used);
+  _gg_a2g_redis_cmd_addf (cmd, "%s{b}:", self->prefix);
+  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_settled);
 }
 
 static int
@@ -231,12 +231,12 @@ budget_list (GgA2gStore          *store,
              gpointer             user_data)
 {
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
-  RedisCmd *cmd = _gg_redis_script_new (&_gg_redis_script_budget_list, 1);
+  GgA2gRedisCmd *cmd = _gg_a2g_redis_script_new (&_gg_a2g_redis_script_budget_list, 1);
 
-  _gg_redis_cmd_addf (cmd, "%s{b}:scopes", self->prefix);
-  _gg_redis_cmd_addf (cmd, "%s{b}:", self->prefix);
-  _gg_redis_cmd_add (cmd, prefix);
-  _gg_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_budgets);
+  _gg_a2g_redis_cmd_addf (cmd, "%s{b}:scopes", self->prefix);
+  _gg_a2g_redis_cmd_addf (cmd, "%s{b}:", self->prefix);
+  _gg_a2g_redis_cmd_add (cmd, prefix);
+  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_budgets);
 }
 
 /** _gg_a2g_redis_limits_iface_init: @iface: the store interface to fill */

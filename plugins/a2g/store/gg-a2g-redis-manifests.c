@@ -41,7 +41,7 @@ remember (GgA2gRedisStore *self,
 }
 
 /**
- * _gg_redis_manifest_get_cmd:
+ * _gg_a2g_redis_manifest_get_cmd:
  * @self: the store
  * @hash: a manifest hash
  * @renew: whether the read renews the manifest's 7 days (a session's own
@@ -49,36 +49,36 @@ remember (GgA2gRedisStore *self,
  *
  * Returns: (transfer full): the command that reads @hash's manifest
  */
-RedisCmd *
-_gg_redis_manifest_get_cmd (GgA2gRedisStore *self,
-                            const char      *hash,
-                            gboolean         renew)
+GgA2gRedisCmd *
+_gg_a2g_redis_manifest_get_cmd (GgA2gRedisStore *self,
+                                const char      *hash,
+                                gboolean         renew)
 {
-  RedisCmd *cmd = _gg_redis_cmd_new (renew ? "GETEX" : "GET");
+  GgA2gRedisCmd *cmd = _gg_a2g_redis_cmd_new (renew ? "GETEX" : "GET");
 
-  _gg_redis_cmd_addf (cmd, "%sm:%s", self->prefix, hash);
+  _gg_a2g_redis_cmd_addf (cmd, "%sm:%s", self->prefix, hash);
   if (renew)
     {
-      _gg_redis_cmd_add (cmd, "EX");
-      _gg_redis_cmd_addf (cmd, "%d", MANIFEST_TTL_S);
+      _gg_a2g_redis_cmd_add (cmd, "EX");
+      _gg_a2g_redis_cmd_addf (cmd, "%d", MANIFEST_TTL_S);
     }
   return cmd;
 }
 
 /**
- * _gg_redis_manifest_from_reply:
+ * _gg_a2g_redis_manifest_from_reply:
  * @self: the store
- * @hash: what _gg_redis_manifest_get_cmd() read
+ * @hash: what _gg_a2g_redis_manifest_get_cmd() read
  * @reply: its reply
  *
  * Returns: (transfer none) (nullable): the manifest, known here from now on
  */
 GgA2gManifest *
-_gg_redis_manifest_from_reply (GgA2gRedisStore *self,
-                               const char      *hash,
-                               redisReply      *reply)
+_gg_a2g_redis_manifest_from_reply (GgA2gRedisStore *self,
+                                   const char      *hash,
+                                   redisReply      *reply)
 {
-  g_autofree char *canonical = _gg_redis_reply_string (reply);
+  g_autofree char *canonical = _gg_a2g_redis_reply_string (reply);
 
   return canonical != NULL ? remember (self, hash, canonical) : NULL;
 }
@@ -102,15 +102,15 @@ manifest_put (GgA2gStore          *store,
               gpointer             user_data)
 {
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
-  RedisCmd *cmd = _gg_redis_cmd_new ("SET");
+  GgA2gRedisCmd *cmd = _gg_a2g_redis_cmd_new ("SET");
 
   if (!g_hash_table_contains (self->manifests, manifest->hash))
     g_hash_table_insert (self->manifests, g_strdup (manifest->hash), gg_a2g_manifest_ref (manifest));
-  _gg_redis_cmd_addf (cmd, "%sm:%s", self->prefix, manifest->hash);
-  _gg_redis_cmd_add (cmd, manifest->canonical);
-  _gg_redis_cmd_add (cmd, "EX");
-  _gg_redis_cmd_addf (cmd, "%d", MANIFEST_TTL_S);
-  _gg_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_put);
+  _gg_a2g_redis_cmd_addf (cmd, "%sm:%s", self->prefix, manifest->hash);
+  _gg_a2g_redis_cmd_add (cmd, manifest->canonical);
+  _gg_a2g_redis_cmd_add (cmd, "EX");
+  _gg_a2g_redis_cmd_addf (cmd, "%d", MANIFEST_TTL_S);
+  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_put);
 }
 
 static void
@@ -118,7 +118,7 @@ on_got (GgA2gRedisStore *self,
         redisReply      *reply,
         GTask           *task)
 {
-  GgA2gManifest *manifest = _gg_redis_manifest_from_reply (self, g_task_get_task_data (task), reply);
+  GgA2gManifest *manifest = _gg_a2g_redis_manifest_from_reply (self, g_task_get_task_data (task), reply);
 
   g_task_return_pointer (task, manifest != NULL ? gg_a2g_manifest_ref (manifest) : NULL,
                          (GDestroyNotify) gg_a2g_manifest_unref);
@@ -143,7 +143,7 @@ manifest_get (GgA2gStore          *store,
       return;
     }
   g_task_set_task_data (task, g_strdup (hash), g_free);
-  _gg_redis_send (self, _gg_redis_manifest_get_cmd (self, hash, TRUE), task, on_got);
+  _gg_a2g_redis_send (self, _gg_a2g_redis_manifest_get_cmd (self, hash, TRUE), task, on_got);
 }
 
 /** _gg_a2g_redis_manifests_iface_init: @iface: the store interface to fill */

@@ -19,7 +19,7 @@
  * pending time after the claim) before it is opened.
  * Returns 0 (claimed), the ms until the soonest other claim could end,
  * or -1 when the client's live or pending session is another player's. */
-RedisScript _gg_redis_script_player_claim = { GG_REDIS_NOW_MS
+GgA2gRedisScript _gg_a2g_redis_script_player_claim = { GG_A2G_REDIS_NOW_MS
   "local max, ttl, pending = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])\n"
   "local live, mine, soonest = 0, false, nil\n"
   "local prev = redis.call('GET', KEYS[2])\n"
@@ -55,7 +55,7 @@ on_claimed (GgA2gRedisStore *self,
   (void) self;
   if (reply->type != REDIS_REPLY_INTEGER)
     {
-      _gg_redis_task_fail (task);
+      _gg_a2g_redis_task_fail (task);
       return;
     }
   /* The script's -1: the client_id is another player's. */
@@ -75,17 +75,17 @@ player_claim (GgA2gStore          *store,
               gpointer             user_data)
 {
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
-  RedisCmd *cmd = _gg_redis_script_new (&_gg_redis_script_player_claim, 2);
+  GgA2gRedisCmd *cmd = _gg_a2g_redis_script_new (&_gg_a2g_redis_script_player_claim, 2);
 
   /* A game id has no '/': "<game>/<sub>" names one player of one game. */
-  _gg_redis_cmd_addf (cmd, "%su:%s/%s", self->prefix, game, sub);
-  _gg_redis_cmd_addf (cmd, "%s{s:%s}:sub", self->prefix, client_id);
-  _gg_redis_cmd_add (cmd, client_id);
-  _gg_redis_cmd_addf (cmd, "%u", MAX (max, 1));
-  _gg_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, ttl_s * 1000);
-  _gg_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, MIN (GG_A2G_PLAYER_CLAIM_PENDING_S, ttl_s) * 1000);
-  _gg_redis_cmd_addf (cmd, "%s{s:", self->prefix);
-  _gg_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_claimed);
+  _gg_a2g_redis_cmd_addf (cmd, "%su:%s/%s", self->prefix, game, sub);
+  _gg_a2g_redis_cmd_addf (cmd, "%s{s:%s}:sub", self->prefix, client_id);
+  _gg_a2g_redis_cmd_add (cmd, client_id);
+  _gg_a2g_redis_cmd_addf (cmd, "%u", MAX (max, 1));
+  _gg_a2g_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, ttl_s * 1000);
+  _gg_a2g_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, MIN (GG_A2G_PLAYER_CLAIM_PENDING_S, ttl_s) * 1000);
+  _gg_a2g_redis_cmd_addf (cmd, "%s{s:", self->prefix);
+  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_claimed);
 }
 
 /** _gg_a2g_redis_players_iface_init: @iface: the store interface to fill */

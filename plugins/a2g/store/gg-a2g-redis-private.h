@@ -49,54 +49,54 @@ G_BEGIN_DECLS
 typedef struct {
   const char *source;
   char sha[41];          /* filled when first sent */
-} RedisScript;
+} GgA2gRedisScript;
 
 /* The reading of Redis's clock every script that needs it starts with. */
-#define GG_REDIS_NOW_MS "local t = redis.call('TIME'); local now = t[1] * 1000 + math.floor(t[2] / 1000)\n"
+#define GG_A2G_REDIS_NOW_MS "local t = redis.call('TIME'); local now = t[1] * 1000 + math.floor(t[2] / 1000)\n"
 
 /* Called with the reply (never NULL: a lost connection or an error reply
  * completes the task with GG_A2G_ERROR_UNAVAILABLE before). */
-typedef void (*RedisReplyFunc) (GgA2gRedisStore *self, redisReply *reply, GTask *task);
+typedef void (*GgA2gRedisReplyFunc) (GgA2gRedisStore *self, redisReply *reply, GTask *task);
 
 /* One command's arguments. */
 typedef struct {
-  GPtrArray *args;       /* GBytes */
-  RedisScript *script;   /* an EVALSHA's script (sent as EVAL after NOSCRIPT) */
-} RedisCmd;
+  GPtrArray *args;            /* GBytes */
+  GgA2gRedisScript *script;   /* an EVALSHA's script (sent as EVAL after NOSCRIPT) */
+} GgA2gRedisCmd;
 
-RedisCmd *_gg_redis_cmd_new      (const char *first);
-void      _gg_redis_cmd_add      (RedisCmd   *cmd,
-                                  const char *arg);
-void      _gg_redis_cmd_add_len  (RedisCmd     *cmd,
-                                  gconstpointer data,
-                                  gsize         length);
-void      _gg_redis_cmd_addf     (RedisCmd   *cmd,
-                                  const char *format,
-                                  ...) G_GNUC_PRINTF (2, 3);
-RedisCmd *_gg_redis_script_new   (RedisScript *script,
-                                  guint        n_keys);
+GgA2gRedisCmd *_gg_a2g_redis_cmd_new     (const char *first);
+void           _gg_a2g_redis_cmd_add     (GgA2gRedisCmd *cmd,
+                                          const char    *arg);
+void           _gg_a2g_redis_cmd_add_len (GgA2gRedisCmd *cmd,
+                                          gconstpointer  data,
+                                          gsize          length);
+void           _gg_a2g_redis_cmd_addf    (GgA2gRedisCmd *cmd,
+                                          const char    *format,
+                                          ...) G_GNUC_PRINTF (2, 3);
+GgA2gRedisCmd *_gg_a2g_redis_script_new  (GgA2gRedisScript *script,
+                                          guint             n_keys);
 /* Sends @cmd (consumed); @func gets the reply, @task (consumed) is completed
  * by @func, or with an error when the store is unreachable. NULL @task:
  * the reply is ignored. */
-void      _gg_redis_send         (GgA2gRedisStore *self,
-                                  RedisCmd        *cmd,
-                                  GTask           *task,
-                                  RedisReplyFunc   func);
-void      _gg_redis_task_fail    (GTask *task);
-char     *_gg_redis_key          (GgA2gRedisStore *self,
-                                  const char      *format,
-                                  ...) G_GNUC_PRINTF (2, 3);
-char     *_gg_redis_session_key  (GgA2gRedisStore *self,
-                                  const char      *client_id,
-                                  const char      *suffix);
-char     *_gg_redis_reply_string (redisReply *reply);
-gint64    _gg_redis_now_ms       (void);
+void    _gg_a2g_redis_send         (GgA2gRedisStore     *self,
+                                    GgA2gRedisCmd       *cmd,
+                                    GTask               *task,
+                                    GgA2gRedisReplyFunc  func);
+void    _gg_a2g_redis_task_fail    (GTask *task);
+char   *_gg_a2g_redis_key          (GgA2gRedisStore *self,
+                                    const char      *format,
+                                    ...) G_GNUC_PRINTF (2, 3);
+char   *_gg_a2g_redis_session_key  (GgA2gRedisStore *self,
+                                    const char      *client_id,
+                                    const char      *suffix);
+char   *_gg_a2g_redis_reply_string (redisReply *reply);
+gint64  _gg_a2g_redis_now_ms       (void);
 
-void      _gg_redis_connection_start (GgA2gRedisStore *self);
-void      _gg_redis_connection_tick  (GgA2gRedisStore *self);
-void      _gg_redis_connection_close (GgA2gRedisStore *self);
+void _gg_a2g_redis_connection_start (GgA2gRedisStore *self);
+void _gg_a2g_redis_connection_tick  (GgA2gRedisStore *self);
+void _gg_a2g_redis_connection_close (GgA2gRedisStore *self);
 
-gboolean  _gg_redis_url_parse    (const char  *url,
+gboolean _gg_a2g_redis_url_parse (const char  *url,
                                   char       **unix_path,
                                   char       **host,
                                   int         *port,
@@ -106,41 +106,41 @@ gboolean  _gg_redis_url_parse    (const char  *url,
 /* ---- the topics --------------------------------------------------------------- */
 
 void           _gg_a2g_redis_manifests_iface_init (GgA2gStoreInterface *iface);
-RedisCmd      *_gg_redis_manifest_get_cmd  (GgA2gRedisStore *self,
-                                            const char      *hash,
-                                            gboolean         renew);
-GgA2gManifest *_gg_redis_manifest_from_reply (GgA2gRedisStore *self,
-                                              const char      *hash,
-                                              redisReply      *reply);
+GgA2gRedisCmd *_gg_a2g_redis_manifest_get_cmd     (GgA2gRedisStore *self,
+                                                   const char      *hash,
+                                                   gboolean         renew);
+GgA2gManifest *_gg_a2g_redis_manifest_from_reply  (GgA2gRedisStore *self,
+                                                   const char      *hash,
+                                                   redisReply      *reply);
 
-void           _gg_a2g_redis_sessions_iface_init (GgA2gStoreInterface *iface);
-void           _gg_a2g_redis_sessions_init       (GgA2gRedisStore *self);
-void           _gg_a2g_redis_sessions_sweep      (GgA2gRedisStore *self);
-void           _gg_a2g_redis_players_iface_init  (GgA2gStoreInterface *iface);
-void           _gg_a2g_redis_jti_iface_init      (GgA2gStoreInterface *iface);
-void           _gg_a2g_redis_cache_iface_init    (GgA2gStoreInterface *iface);
-void           _gg_a2g_redis_limits_iface_init   (GgA2gStoreInterface *iface);
-void           _gg_a2g_redis_records_iface_init  (GgA2gStoreInterface *iface);
-void           _gg_a2g_redis_telemetry_iface_init (GgA2gStoreInterface *iface);
-void           _gg_a2g_redis_counters_iface_init (GgA2gStoreInterface *iface);
+void _gg_a2g_redis_sessions_iface_init  (GgA2gStoreInterface *iface);
+void _gg_a2g_redis_sessions_init        (GgA2gRedisStore *self);
+void _gg_a2g_redis_sessions_sweep       (GgA2gRedisStore *self);
+void _gg_a2g_redis_players_iface_init   (GgA2gStoreInterface *iface);
+void _gg_a2g_redis_jti_iface_init       (GgA2gStoreInterface *iface);
+void _gg_a2g_redis_cache_iface_init     (GgA2gStoreInterface *iface);
+void _gg_a2g_redis_limits_iface_init    (GgA2gStoreInterface *iface);
+void _gg_a2g_redis_records_iface_init   (GgA2gStoreInterface *iface);
+void _gg_a2g_redis_telemetry_iface_init (GgA2gStoreInterface *iface);
+void _gg_a2g_redis_counters_iface_init  (GgA2gStoreInterface *iface);
 
 /* Every topic's scripts, loaded on each connect (gg-a2g-redis-store.c). */
-extern RedisScript _gg_redis_script_session_open;
-extern RedisScript _gg_redis_script_session_lookup;
-extern RedisScript _gg_redis_script_session_context;
-extern RedisScript _gg_redis_script_session_count;
-extern RedisScript _gg_redis_script_player_claim;
-extern RedisScript _gg_redis_script_rate;
-extern RedisScript _gg_redis_script_reserve;
-extern RedisScript _gg_redis_script_settle;
-extern RedisScript _gg_redis_script_budget_list;
-extern RedisScript _gg_redis_script_record_put_many;
-extern RedisScript _gg_redis_script_record_report;
-extern RedisScript _gg_redis_script_record_recent;
-extern RedisScript _gg_redis_script_replay_claim;
-extern RedisScript _gg_redis_script_replay_finish;
-extern RedisScript _gg_redis_script_telemetry_put;
-extern RedisScript _gg_redis_script_counters;
+extern GgA2gRedisScript _gg_a2g_redis_script_session_open;
+extern GgA2gRedisScript _gg_a2g_redis_script_session_lookup;
+extern GgA2gRedisScript _gg_a2g_redis_script_session_context;
+extern GgA2gRedisScript _gg_a2g_redis_script_session_count;
+extern GgA2gRedisScript _gg_a2g_redis_script_player_claim;
+extern GgA2gRedisScript _gg_a2g_redis_script_rate;
+extern GgA2gRedisScript _gg_a2g_redis_script_reserve;
+extern GgA2gRedisScript _gg_a2g_redis_script_settle;
+extern GgA2gRedisScript _gg_a2g_redis_script_budget_list;
+extern GgA2gRedisScript _gg_a2g_redis_script_record_put_many;
+extern GgA2gRedisScript _gg_a2g_redis_script_record_report;
+extern GgA2gRedisScript _gg_a2g_redis_script_record_recent;
+extern GgA2gRedisScript _gg_a2g_redis_script_replay_claim;
+extern GgA2gRedisScript _gg_a2g_redis_script_replay_finish;
+extern GgA2gRedisScript _gg_a2g_redis_script_telemetry_put;
+extern GgA2gRedisScript _gg_a2g_redis_script_counters;
 
 /* ---- the object ----------------------------------------------------------------- */
 
@@ -158,7 +158,7 @@ struct _GgA2gRedisStore {
   gint64 timeout_ms;
 
   /* the connection (gg-a2g-redis-connection.c) */
-  RedisScript * const *scripts;  /* NULL-terminated: loaded on each connect */
+  GgA2gRedisScript * const *scripts;  /* NULL-terminated: loaded on each connect */
   redisAsyncContext *ac;
   gboolean up;
   gboolean warned;        /* the loss was logged */

@@ -24,7 +24,7 @@
 /* A decide request's records at once. KEYS:
  * session, rec, recent; ARGV: max recent, then decision id, entity,
  * record JSON per record. Returns the session's TTL (ms), 0 without it. */
-RedisScript _gg_redis_script_record_put_many = {
+GgA2gRedisScript _gg_a2g_redis_script_record_put_many = {
   "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end\n"
   "local max = tonumber(ARGV[1]); local lists = {}\n"
   "for i = 2, #ARGV - 2, 3 do\n"
@@ -45,7 +45,7 @@ RedisScript _gg_redis_script_record_put_many = {
 
 /* KEYS: rec; ARGV: decision id, entity, outcome, has_reward, reward.
  * Returns -1 (not this session's), or a GgA2gReportResult. */
-RedisScript _gg_redis_script_record_report = {
+GgA2gRedisScript _gg_a2g_redis_script_record_report = {
   "local j = redis.call('HGET', KEYS[1], ARGV[1])\n"
   "if not j then return -1 end\n"
   "local r = cjson.decode(j)\n"
@@ -57,7 +57,7 @@ RedisScript _gg_redis_script_record_report = {
   "return 0\n" };
 
 /* KEYS: rec, recent; ARGV: entity, max. Returns the records' JSON, newest first. */
-RedisScript _gg_redis_script_record_recent = {
+GgA2gRedisScript _gg_a2g_redis_script_record_recent = {
   "local l = redis.call('HGET', KEYS[2], ARGV[1])\n"
   "if not l then return {} end\n"
   "local ids = cjson.decode(l); local out = {}\n"
@@ -69,13 +69,13 @@ RedisScript _gg_redis_script_record_recent = {
 
 /* KEYS: session, replay; ARGV: ttl ms. Returns 0 (claimed, or no live
  * session: nothing kept) or the value. */
-RedisScript _gg_redis_script_replay_claim = {
+GgA2gRedisScript _gg_a2g_redis_script_replay_claim = {
   "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end\n"
   "if redis.call('SET', KEYS[2], 'P', 'NX', 'PX', ARGV[1]) then return 0 end\n"
   "return redis.call('GET', KEYS[2])\n" };
 
 /* KEYS: replay; ARGV: "" (give up) or "A" + answer. */
-RedisScript _gg_redis_script_replay_finish = {
+GgA2gRedisScript _gg_a2g_redis_script_replay_finish = {
   "if redis.call('GET', KEYS[1]) ~= 'P' then return 0 end\n"
   "if ARGV[1] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL') end\n"
   "return 1\n" };
@@ -172,7 +172,7 @@ on_owner (GgA2gRedisStore *self,
           GTask           *task)
 {
   RecordOp *op = g_task_get_task_data (task);
-  g_autofree char *owner = _gg_redis_reply_string (reply);
+  g_autofree char *owner = _gg_a2g_redis_reply_string (reply);
 
   (void) self;
   g_task_return_int (task, owner != NULL && strcmp (owner, op->client_id) != 0 ? GG_A2G_REPORT_OTHER_SESSION
@@ -189,14 +189,14 @@ on_reported (GgA2gRedisStore *self,
 
   if (reply->type != REDIS_REPLY_INTEGER)
     {
-      _gg_redis_task_fail (task);
+      _gg_a2g_redis_task_fail (task);
       return;
     }
   if (reply->integer < 0)
     {
-      RedisCmd *cmd = _gg_redis_cmd_new ("GET");
-      _gg_redis_cmd_addf (cmd, "%sd:%s", self->prefix, op->decision_id);
-      _gg_redis_send (self, cmd, task, on_owner);
+      GgA2gRedisCmd *cmd = _gg_a2g_redis_cmd_new ("GET");
+      _gg_a2g_redis_cmd_addf (cmd, "%sd:%s", self->prefix, op->decision_id);
+      _gg_a2g_redis_send (self, cmd, task, on_owner);
       return;
     }
   g_task_return_int (task, (gssize) reply->integer);
@@ -216,17 +216,17 @@ record_report (GgA2gStore          *store,
                gpointer             user_data)
 {
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
-  RedisCmd *cmd = _gg_redis_script_new (&_gg_redis_script_record_report, 1);
-  g_autofree char *rec = _gg_redis_session_key (self, client_id, ":rec");
+  GgA2gRedisCmd *cmd = _gg_a2g_redis_script_new (&_gg_a2g_redis_script_record_report, 1);
+  g_autofree char *rec = _gg_a2g_redis_session_key (self, client_id, ":rec");
   char number[G_ASCII_DTOSTR_BUF_SIZE];
 
-  _gg_redis_cmd_add (cmd, rec);
-  _gg_redis_cmd_add (cmd, decision_id);
-  _gg_redis_cmd_add (cmd, entity);
-  _gg_redis_cmd_add (cmd, outcome);
-  _gg_redis_cmd_add (cmd, has_reward ? "1" : "0");
-  _gg_redis_cmd_add (cmd, g_ascii_dtostr (number, sizeof number, reward));
-  _gg_redis_send (self, cmd, record_task (store, client_id, decision_id, cancellable, callback, user_data),
+  _gg_a2g_redis_cmd_add (cmd, rec);
+  _gg_a2g_redis_cmd_add (cmd, decision_id);
+  _gg_a2g_redis_cmd_add (cmd, entity);
+  _gg_a2g_redis_cmd_add (cmd, outcome);
+  _gg_a2g_redis_cmd_add (cmd, has_reward ? "1" : "0");
+  _gg_a2g_redis_cmd_add (cmd, g_ascii_dtostr (number, sizeof number, reward));
+  _gg_a2g_redis_send (self, cmd, record_task (store, client_id, decision_id, cancellable, callback, user_data),
                   on_reported);
 }
 
@@ -259,15 +259,15 @@ record_recent (GgA2gStore          *store,
                gpointer             user_data)
 {
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
-  RedisCmd *cmd = _gg_redis_script_new (&_gg_redis_script_record_recent, 2);
-  g_autofree char *rec = _gg_redis_session_key (self, client_id, ":rec");
-  g_autofree char *recent = _gg_redis_session_key (self, client_id, ":recent");
+  GgA2gRedisCmd *cmd = _gg_a2g_redis_script_new (&_gg_a2g_redis_script_record_recent, 2);
+  g_autofree char *rec = _gg_a2g_redis_session_key (self, client_id, ":rec");
+  g_autofree char *recent = _gg_a2g_redis_session_key (self, client_id, ":recent");
 
-  _gg_redis_cmd_add (cmd, rec);
-  _gg_redis_cmd_add (cmd, recent);
-  _gg_redis_cmd_add (cmd, entity);
-  _gg_redis_cmd_addf (cmd, "%u", max);
-  _gg_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_recent);
+  _gg_a2g_redis_cmd_add (cmd, rec);
+  _gg_a2g_redis_cmd_add (cmd, recent);
+  _gg_a2g_redis_cmd_add (cmd, entity);
+  _gg_a2g_redis_cmd_addf (cmd, "%u", max);
+  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_recent);
 }
 
 typedef struct {
@@ -295,13 +295,13 @@ on_records_put (GgA2gRedisStore *self,
   for (guint i = 0; ok && i < op->records->len; i++)
     {
       GgA2gRecord *record = g_ptr_array_index (op->records, i);
-      RedisCmd *cmd = _gg_redis_cmd_new ("SET");
+      GgA2gRedisCmd *cmd = _gg_a2g_redis_cmd_new ("SET");
 
-      _gg_redis_cmd_addf (cmd, "%sd:%s", self->prefix, record->decision_id);
-      _gg_redis_cmd_add (cmd, op->client_id);
-      _gg_redis_cmd_add (cmd, "PX");
-      _gg_redis_cmd_addf (cmd, "%lld", reply->integer);
-      _gg_redis_send (self, cmd, NULL, NULL);
+      _gg_a2g_redis_cmd_addf (cmd, "%sd:%s", self->prefix, record->decision_id);
+      _gg_a2g_redis_cmd_add (cmd, op->client_id);
+      _gg_a2g_redis_cmd_add (cmd, "PX");
+      _gg_a2g_redis_cmd_addf (cmd, "%lld", reply->integer);
+      _gg_a2g_redis_send (self, cmd, NULL, NULL);
     }
   g_task_return_boolean (task, ok);
   g_object_unref (task);
@@ -318,30 +318,30 @@ record_put_many (GgA2gStore          *store,
 {
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
   GTask *task = g_task_new (store, cancellable, callback, user_data);
-  RedisCmd *cmd = _gg_redis_script_new (&_gg_redis_script_record_put_many, 3);
-  g_autofree char *session = _gg_redis_key (self, "{s:%s}", client_id);
-  g_autofree char *rec = _gg_redis_key (self, "{s:%s}:rec", client_id);
-  g_autofree char *recent = _gg_redis_key (self, "{s:%s}:recent", client_id);
+  GgA2gRedisCmd *cmd = _gg_a2g_redis_script_new (&_gg_a2g_redis_script_record_put_many, 3);
+  g_autofree char *session = _gg_a2g_redis_key (self, "{s:%s}", client_id);
+  g_autofree char *rec = _gg_a2g_redis_key (self, "{s:%s}:rec", client_id);
+  g_autofree char *recent = _gg_a2g_redis_key (self, "{s:%s}:recent", client_id);
   RecordsOp *op = g_new0 (RecordsOp, 1);
 
   op->client_id = g_strdup (client_id);
   op->records = g_ptr_array_new_with_free_func ((GDestroyNotify) gg_a2g_record_unref);
   g_task_set_task_data (task, op, (GDestroyNotify) records_op_free);
-  _gg_redis_cmd_add (cmd, session);
-  _gg_redis_cmd_add (cmd, rec);
-  _gg_redis_cmd_add (cmd, recent);
-  _gg_redis_cmd_addf (cmd, "%d", GG_A2G_STORE_RECENT_PER_ENTITY);
+  _gg_a2g_redis_cmd_add (cmd, session);
+  _gg_a2g_redis_cmd_add (cmd, rec);
+  _gg_a2g_redis_cmd_add (cmd, recent);
+  _gg_a2g_redis_cmd_addf (cmd, "%d", GG_A2G_STORE_RECENT_PER_ENTITY);
   for (guint i = 0; i < records->len; i++)
     {
       GgA2gRecord *record = g_ptr_array_index (records, i);
       g_autofree char *json = record_to_json (record);
 
-      _gg_redis_cmd_add (cmd, record->decision_id);
-      _gg_redis_cmd_add (cmd, record->entity);
-      _gg_redis_cmd_add (cmd, json);
+      _gg_a2g_redis_cmd_add (cmd, record->decision_id);
+      _gg_a2g_redis_cmd_add (cmd, record->entity);
+      _gg_a2g_redis_cmd_add (cmd, json);
       g_ptr_array_add (op->records, gg_a2g_record_ref (record));
     }
-  _gg_redis_send (self, cmd, task, on_records_put);
+  _gg_a2g_redis_send (self, cmd, task, on_records_put);
 }
 
 /* ---- request_id replays ---------------------------------------------------- */
@@ -398,12 +398,12 @@ send_claim (GgA2gRedisStore *self,
             GTask           *task)
 {
   Claim *claim = g_task_get_task_data (task);
-  RedisCmd *cmd = _gg_redis_script_new (&_gg_redis_script_replay_claim, 2);
+  GgA2gRedisCmd *cmd = _gg_a2g_redis_script_new (&_gg_a2g_redis_script_replay_claim, 2);
 
-  _gg_redis_cmd_add (cmd, claim->session);
-  _gg_redis_cmd_add (cmd, claim->key);
-  _gg_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, claim->ttl_ms);
-  _gg_redis_send (self, cmd, task, on_claim);
+  _gg_a2g_redis_cmd_add (cmd, claim->session);
+  _gg_a2g_redis_cmd_add (cmd, claim->key);
+  _gg_a2g_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, claim->ttl_ms);
+  _gg_a2g_redis_send (self, cmd, task, on_claim);
 }
 
 static void
@@ -420,8 +420,8 @@ replay_claim (GgA2gStore          *store,
   Claim *claim = g_new0 (Claim, 1);
   g_autofree char *suffix = g_strconcat (":rp:", request_id, NULL);
 
-  claim->session = _gg_redis_session_key (self, client_id, "");
-  claim->key = _gg_redis_session_key (self, client_id, suffix);
+  claim->session = _gg_a2g_redis_session_key (self, client_id, "");
+  claim->key = _gg_a2g_redis_session_key (self, client_id, suffix);
   claim->ttl_ms = MAX (ttl_s, 1) * 1000;
   g_task_set_task_data (task, claim, (GDestroyNotify) claim_free);
   send_claim (self, task);
@@ -447,13 +447,13 @@ replay_finish (GgA2gStore          *store,
                gpointer             user_data)
 {
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
-  RedisCmd *cmd = _gg_redis_script_new (&_gg_redis_script_replay_finish, 1);
+  GgA2gRedisCmd *cmd = _gg_a2g_redis_script_new (&_gg_a2g_redis_script_replay_finish, 1);
   g_autofree char *suffix = g_strconcat (":rp:", request_id, NULL);
-  g_autofree char *key = _gg_redis_session_key (self, client_id, suffix);
+  g_autofree char *key = _gg_a2g_redis_session_key (self, client_id, suffix);
 
-  _gg_redis_cmd_add (cmd, key);
+  _gg_a2g_redis_cmd_add (cmd, key);
   if (answer == NULL)
-    _gg_redis_cmd_add (cmd, "");
+    _gg_a2g_redis_cmd_add (cmd, "");
   else
     {
       gsize length;
@@ -463,9 +463,9 @@ replay_finish (GgA2gStore          *store,
       value[0] = 'A';
       if (length > 0)
         memcpy (value + 1, data, length);
-      _gg_redis_cmd_add_len (cmd, value, length + 1);
+      _gg_a2g_redis_cmd_add_len (cmd, value, length + 1);
     }
-  _gg_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_boolean);
+  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_boolean);
 }
 
 /** _gg_a2g_redis_records_iface_init: @iface: the store interface to fill */

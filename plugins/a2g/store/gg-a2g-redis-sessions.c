@@ -20,7 +20,7 @@
 /* KEYS: session, rec, recent, tel, sessions; ARGV: game, manifest_hash,
  * ttl_s, grace_s, new token, new id, client_id. Returns {id, previous
  * token or "", context or nil}. */
-RedisScript _gg_redis_script_session_open = { GG_REDIS_NOW_MS
+GgA2gRedisScript _gg_a2g_redis_script_session_open = { GG_A2G_REDIS_NOW_MS
   "local ttl = tonumber(ARGV[3]) * 1000\n"
   "local cur = redis.call('HMGET', KEYS[1], 'id', 'token', 'mh', 'ctx')\n"
   "local id, prev, ctx = ARGV[6], '', nil\n"
@@ -41,7 +41,7 @@ RedisScript _gg_redis_script_session_open = { GG_REDIS_NOW_MS
 /* KEYS: session, rec, recent, tel, sessions, sub; ARGV: token, client_id.
  * Returns 0 (unknown), 1 (wrong token) or {id, game, mh, token, ttl, ctx}.
  * A session a player claimed keeps that player's claims alive with it. */
-RedisScript _gg_redis_script_session_lookup = { GG_REDIS_NOW_MS
+GgA2gRedisScript _gg_a2g_redis_script_session_lookup = { GG_A2G_REDIS_NOW_MS
   "local s = redis.call('HMGET', KEYS[1], 'id', 'game', 'mh', 'token', 'ttl', 'prev', 'prev_until', 'ctx')\n"
   "if not s[1] then return 0 end\n"
   "if ARGV[1] ~= s[4] and not (s[6] and ARGV[1] == s[6] and tonumber(s[7]) > now) then return 1 end\n"
@@ -57,29 +57,29 @@ RedisScript _gg_redis_script_session_lookup = { GG_REDIS_NOW_MS
 
 
 /* KEYS: session; ARGV: context state JSON. */
-RedisScript _gg_redis_script_session_context = {
+GgA2gRedisScript _gg_a2g_redis_script_session_context = {
   "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end\n"
   "redis.call('HSET', KEYS[1], 'ctx', ARGV[1])\n"
   "return 1\n" };
 
 
 /* KEYS: sessions. */
-RedisScript _gg_redis_script_session_count = { GG_REDIS_NOW_MS
+GgA2gRedisScript _gg_a2g_redis_script_session_count = { GG_A2G_REDIS_NOW_MS
   "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)\n"
   "return redis.call('ZCARD', KEYS[1])\n" };
 
 /* The per-session keys every session script renews: session, rec, recent, tel. */
 static void
 add_session_keys (GgA2gRedisStore *self,
-                  RedisCmd        *cmd,
+                  GgA2gRedisCmd   *cmd,
                   const char      *client_id)
 {
   static const char *suffixes[] = { "", ":rec", ":recent", ":tel" };
 
   for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
     {
-      g_autofree char *key = _gg_redis_session_key (self, client_id, suffixes[i]);
-      _gg_redis_cmd_add (cmd, key);
+      g_autofree char *key = _gg_a2g_redis_session_key (self, client_id, suffixes[i]);
+      _gg_a2g_redis_cmd_add (cmd, key);
     }
 }
 
@@ -218,12 +218,12 @@ on_opened (GgA2gRedisStore *self,
 
   if (reply->type != REDIS_REPLY_ARRAY || reply->elements < 2)
     {
-      _gg_redis_task_fail (task);
+      _gg_a2g_redis_task_fail (task);
       return;
     }
-  id = _gg_redis_reply_string (reply->element[0]);
-  previous = _gg_redis_reply_string (reply->element[1]);
-  context = reply->elements > 2 ? _gg_redis_reply_string (reply->element[2]) : NULL;
+  id = _gg_a2g_redis_reply_string (reply->element[0]);
+  previous = _gg_a2g_redis_reply_string (reply->element[1]);
+  context = reply->elements > 2 ? _gg_a2g_redis_reply_string (reply->element[2]) : NULL;
   session = gg_a2g_session_new (open->client_id, id, open->game, open->manifest, open->manifest->hash, open->token,
                                 open->ttl_s, context_build (open->manifest, context));
   local_put (self, session, previous != NULL && previous[0] != '\0' ? previous : NULL, open->grace_s);
@@ -247,10 +247,10 @@ session_open (GgA2gStore          *store,
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
   GTask *task = g_task_new (store, cancellable, callback, user_data);
   Open *open = g_new0 (Open, 1);
-  RedisCmd *cmd = _gg_redis_script_new (&_gg_redis_script_session_open, 5);
+  GgA2gRedisCmd *cmd = _gg_a2g_redis_script_new (&_gg_a2g_redis_script_session_open, 5);
   g_autofree char *hex = gg_secure_token_hex (16, NULL);
   g_autofree char *id = gg_secure_token_hex (8, NULL);
-  g_autofree char *sessions = _gg_redis_key (self, "sessions");
+  g_autofree char *sessions = _gg_a2g_redis_key (self, "sessions");
 
   open->client_id = g_strdup (client_id);
   open->game = g_strdup (game);
@@ -264,15 +264,15 @@ session_open (GgA2gStore          *store,
   open->grace_s = grace_s;
   g_task_set_task_data (task, open, (GDestroyNotify) open_free);
   add_session_keys (self, cmd, client_id);
-  _gg_redis_cmd_add (cmd, sessions);
-  _gg_redis_cmd_add (cmd, game);
-  _gg_redis_cmd_add (cmd, manifest->hash);
-  _gg_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, ttl_s);
-  _gg_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, grace_s);
-  _gg_redis_cmd_add (cmd, open->token);
-  _gg_redis_cmd_add (cmd, id);
-  _gg_redis_cmd_add (cmd, client_id);
-  _gg_redis_send (self, cmd, task, on_opened);
+  _gg_a2g_redis_cmd_add (cmd, sessions);
+  _gg_a2g_redis_cmd_add (cmd, game);
+  _gg_a2g_redis_cmd_add (cmd, manifest->hash);
+  _gg_a2g_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, ttl_s);
+  _gg_a2g_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, grace_s);
+  _gg_a2g_redis_cmd_add (cmd, open->token);
+  _gg_a2g_redis_cmd_add (cmd, id);
+  _gg_a2g_redis_cmd_add (cmd, client_id);
+  _gg_a2g_redis_send (self, cmd, task, on_opened);
 }
 
 typedef struct {
@@ -313,7 +313,7 @@ on_lookup_manifest (GgA2gRedisStore *self,
 {
   Lookup *lookup = g_task_get_task_data (task);
 
-  lookup_complete (self, task, _gg_redis_manifest_from_reply (self, lookup->fields[2], reply));
+  lookup_complete (self, task, _gg_a2g_redis_manifest_from_reply (self, lookup->fields[2], reply));
 }
 
 static void
@@ -337,11 +337,11 @@ on_looked_up (GgA2gRedisStore *self,
     }
   if (reply->type != REDIS_REPLY_ARRAY || reply->elements < 5)
     {
-      _gg_redis_task_fail (task);
+      _gg_a2g_redis_task_fail (task);
       return;
     }
   for (size_t i = 0; i < reply->elements && i < G_N_ELEMENTS (lookup->fields); i++)
-    lookup->fields[i] = _gg_redis_reply_string (reply->element[i]);
+    lookup->fields[i] = _gg_a2g_redis_reply_string (reply->element[i]);
   manifest = lookup->fields[2] != NULL ? gg_a2g_store_manifest_lookup (GG_A2G_STORE (self), lookup->fields[2]) : NULL;
   if (lookup->fields[2] == NULL || manifest != NULL)
     {
@@ -349,7 +349,7 @@ on_looked_up (GgA2gRedisStore *self,
       return;
     }
   /* Opened on another replica: its manifest is read once, here. */
-  _gg_redis_send (self, _gg_redis_manifest_get_cmd (self, lookup->fields[2], FALSE), task, on_lookup_manifest);
+  _gg_a2g_redis_send (self, _gg_a2g_redis_manifest_get_cmd (self, lookup->fields[2], FALSE), task, on_lookup_manifest);
 }
 
 static void
@@ -363,7 +363,7 @@ session_lookup (GgA2gStore          *store,
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
   GTask *task = g_task_new (store, cancellable, callback, user_data);
   Lookup *lookup;
-  RedisCmd *cmd;
+  GgA2gRedisCmd *cmd;
   g_autofree char *sessions = NULL, *player = NULL;
 
   if (token == NULL)
@@ -389,15 +389,15 @@ session_lookup (GgA2gStore          *store,
   lookup = g_new0 (Lookup, 1);
   lookup->client_id = g_strdup (client_id);
   g_task_set_task_data (task, lookup, (GDestroyNotify) lookup_free);
-  sessions = _gg_redis_key (self, "sessions");
-  player = _gg_redis_session_key (self, client_id, ":sub");
-  cmd = _gg_redis_script_new (&_gg_redis_script_session_lookup, 6);
+  sessions = _gg_a2g_redis_key (self, "sessions");
+  player = _gg_a2g_redis_session_key (self, client_id, ":sub");
+  cmd = _gg_a2g_redis_script_new (&_gg_a2g_redis_script_session_lookup, 6);
   add_session_keys (self, cmd, client_id);
-  _gg_redis_cmd_add (cmd, sessions);
-  _gg_redis_cmd_add (cmd, player);
-  _gg_redis_cmd_add (cmd, token);
-  _gg_redis_cmd_add (cmd, client_id);
-  _gg_redis_send (self, cmd, task, on_looked_up);
+  _gg_a2g_redis_cmd_add (cmd, sessions);
+  _gg_a2g_redis_cmd_add (cmd, player);
+  _gg_a2g_redis_cmd_add (cmd, token);
+  _gg_a2g_redis_cmd_add (cmd, client_id);
+  _gg_a2g_redis_send (self, cmd, task, on_looked_up);
 }
 
 static void
@@ -423,14 +423,14 @@ session_set_context (GgA2gStore          *store,
                      gpointer             user_data)
 {
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
-  RedisCmd *cmd = _gg_redis_script_new (&_gg_redis_script_session_context, 1);
-  g_autofree char *key = _gg_redis_session_key (self, client_id, "");
+  GgA2gRedisCmd *cmd = _gg_a2g_redis_script_new (&_gg_a2g_redis_script_session_context, 1);
+  g_autofree char *key = _gg_a2g_redis_session_key (self, client_id, "");
   g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), context->state);
   g_autofree char *state = json_to_string (node, FALSE);
 
-  _gg_redis_cmd_add (cmd, key);
-  _gg_redis_cmd_add (cmd, state);
-  _gg_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_context_set);
+  _gg_a2g_redis_cmd_add (cmd, key);
+  _gg_a2g_redis_cmd_add (cmd, state);
+  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_context_set);
 }
 
 static void
@@ -450,11 +450,11 @@ session_count (GgA2gStore          *store,
                gpointer             user_data)
 {
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
-  RedisCmd *cmd = _gg_redis_script_new (&_gg_redis_script_session_count, 1);
-  g_autofree char *sessions = _gg_redis_key (self, "sessions");
+  GgA2gRedisCmd *cmd = _gg_a2g_redis_script_new (&_gg_a2g_redis_script_session_count, 1);
+  g_autofree char *sessions = _gg_a2g_redis_key (self, "sessions");
 
-  _gg_redis_cmd_add (cmd, sessions);
-  _gg_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_count);
+  _gg_a2g_redis_cmd_add (cmd, sessions);
+  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_count);
 }
 
 /** _gg_a2g_redis_sessions_iface_init: @iface: the store interface to fill */

@@ -15,23 +15,23 @@ static void gg_a2g_redis_store_iface_init (GgA2gStoreInterface *iface);
 G_DEFINE_FINAL_TYPE_WITH_CODE (GgA2gRedisStore, gg_a2g_redis_store, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (GG_A2G_TYPE_STORE, gg_a2g_redis_store_iface_init))
 
-static RedisScript * const scripts[] = {
-  &_gg_redis_script_session_open,
-  &_gg_redis_script_session_lookup,
-  &_gg_redis_script_session_context,
-  &_gg_redis_script_session_count,
-  &_gg_redis_script_rate,
-  &_gg_redis_script_reserve,
-  &_gg_redis_script_settle,
-  &_gg_redis_script_budget_list,
-  &_gg_redis_script_counters,
-  &_gg_redis_script_record_report,
-  &_gg_redis_script_record_recent,
-  &_gg_redis_script_replay_claim,
-  &_gg_redis_script_replay_finish,
-  &_gg_redis_script_telemetry_put,
-  &_gg_redis_script_player_claim,
-  &_gg_redis_script_record_put_many,
+static GgA2gRedisScript * const scripts[] = {
+  &_gg_a2g_redis_script_session_open,
+  &_gg_a2g_redis_script_session_lookup,
+  &_gg_a2g_redis_script_session_context,
+  &_gg_a2g_redis_script_session_count,
+  &_gg_a2g_redis_script_rate,
+  &_gg_a2g_redis_script_reserve,
+  &_gg_a2g_redis_script_settle,
+  &_gg_a2g_redis_script_budget_list,
+  &_gg_a2g_redis_script_counters,
+  &_gg_a2g_redis_script_record_report,
+  &_gg_a2g_redis_script_record_recent,
+  &_gg_a2g_redis_script_replay_claim,
+  &_gg_a2g_redis_script_replay_finish,
+  &_gg_a2g_redis_script_telemetry_put,
+  &_gg_a2g_redis_script_player_claim,
+  &_gg_a2g_redis_script_record_put_many,
   NULL
 };
 
@@ -40,7 +40,7 @@ tick (gpointer user_data)
 {
   GgA2gRedisStore *self = user_data;
 
-  _gg_redis_connection_tick (self);
+  _gg_a2g_redis_connection_tick (self);
   _gg_a2g_redis_sessions_sweep (self);
   return G_SOURCE_CONTINUE;
 }
@@ -53,7 +53,7 @@ gg_a2g_redis_store_finalize (GObject *object)
   /* The benchmarks read this (round trips per decision). */
   g_debug ("a2g: %" G_GUINT64_FORMAT " commands sent to the shared store", self->commands);
   g_clear_handle_id (&self->tick_id, g_source_remove);
-  _gg_redis_connection_close (self);
+  _gg_a2g_redis_connection_close (self);
   g_hash_table_unref (self->manifests);
   g_hash_table_unref (self->local);
   if (self->password != NULL)
@@ -115,7 +115,7 @@ gg_a2g_redis_store_new (const char *url,
   GgA2gRedisStore *self = g_object_new (GG_A2G_TYPE_REDIS_STORE, NULL);
   gboolean ok;
 
-  ok = _gg_redis_url_parse (url, &self->unix_path, &self->host, &self->port, &self->password, NULL);
+  ok = _gg_a2g_redis_url_parse (url, &self->unix_path, &self->host, &self->port, &self->password, NULL);
   g_return_val_if_fail (ok, self);
   self->url = g_strdup (url);
   self->masked = gg_a2g_redis_url_masked (url);
@@ -124,7 +124,7 @@ gg_a2g_redis_store_new (const char *url,
   self->cache_max = MAX (cache_entries, 1);
   self->cache_ttl_ms = cache_ttl_s * 1000;
   self->tick_id = g_timeout_add (50, tick, self);
-  _gg_redis_connection_start (self);
+  _gg_a2g_redis_connection_start (self);
   return self;
 }
 

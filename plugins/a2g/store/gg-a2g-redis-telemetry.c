@@ -13,7 +13,7 @@
 #include "gg-a2g-situation.h"
 
 /* KEYS: session, tel; ARGV: max tracked, then entity, JSON pairs. Returns the kept count. */
-RedisScript _gg_redis_script_telemetry_put = {
+GgA2gRedisScript _gg_a2g_redis_script_telemetry_put = {
   "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end\n"
   "local max = tonumber(ARGV[1]); local n = redis.call('HLEN', KEYS[2]); local kept = 0\n"
   "for i = 2, #ARGV, 2 do\n"
@@ -102,22 +102,22 @@ telemetry_put (GgA2gStore          *store,
                gpointer             user_data)
 {
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
-  RedisCmd *cmd = _gg_redis_script_new (&_gg_redis_script_telemetry_put, 2);
-  g_autofree char *session = _gg_redis_session_key (self, client_id, "");
-  g_autofree char *tel = _gg_redis_session_key (self, client_id, ":tel");
+  GgA2gRedisCmd *cmd = _gg_a2g_redis_script_new (&_gg_a2g_redis_script_telemetry_put, 2);
+  g_autofree char *session = _gg_a2g_redis_session_key (self, client_id, "");
+  g_autofree char *tel = _gg_a2g_redis_session_key (self, client_id, ":tel");
 
-  _gg_redis_cmd_add (cmd, session);
-  _gg_redis_cmd_add (cmd, tel);
-  _gg_redis_cmd_addf (cmd, "%u", max_tracked);
+  _gg_a2g_redis_cmd_add (cmd, session);
+  _gg_a2g_redis_cmd_add (cmd, tel);
+  _gg_a2g_redis_cmd_addf (cmd, "%u", max_tracked);
   for (guint i = 0; i < entries->len; i++)
     {
       GgA2gTelemetry *entry = g_ptr_array_index (entries, i);
       g_autofree char *json = telemetry_to_json (entry);
 
-      _gg_redis_cmd_add (cmd, entry->entity);
-      _gg_redis_cmd_add (cmd, json);
+      _gg_a2g_redis_cmd_add (cmd, entry->entity);
+      _gg_a2g_redis_cmd_add (cmd, json);
     }
-  _gg_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_kept);
+  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_kept);
 }
 
 typedef struct {
@@ -166,14 +166,14 @@ telemetry_situation (GgA2gStore          *store,
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
   GTask *task = g_task_new (store, cancellable, callback, user_data);
   Situation *data = g_new0 (Situation, 1);
-  RedisCmd *cmd = _gg_redis_cmd_new ("HGETALL");
-  g_autofree char *tel = _gg_redis_session_key (self, client_id, ":tel");
+  GgA2gRedisCmd *cmd = _gg_a2g_redis_cmd_new ("HGETALL");
+  g_autofree char *tel = _gg_a2g_redis_session_key (self, client_id, ":tel");
 
   data->entity = g_strdup (entity);
   data->radius = radius;
   g_task_set_task_data (task, data, (GDestroyNotify) situation_free);
-  _gg_redis_cmd_add (cmd, tel);
-  _gg_redis_send (self, cmd, task, on_telemetry);
+  _gg_a2g_redis_cmd_add (cmd, tel);
+  _gg_a2g_redis_send (self, cmd, task, on_telemetry);
 }
 
 /** _gg_a2g_redis_telemetry_iface_init: @iface: the store interface to fill */

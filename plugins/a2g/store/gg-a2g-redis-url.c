@@ -12,12 +12,12 @@
 
 /* @url into a socket path, or a host, port and password (nullable). */
 gboolean
-_gg_redis_url_parse (const char  *url,
-                     char       **unix_path,
-                     char       **host,
-                     int         *port,
-                     char       **password,
-                     GError     **error)
+_gg_a2g_redis_url_parse (const char  *url,
+                         char       **unix_path,
+                         char       **host,
+                         int         *port,
+                         char       **password,
+                         GError     **error)
 {
   if (g_str_has_prefix (url, "unix:"))
     {
@@ -98,7 +98,7 @@ gg_a2g_redis_url_check (const char  *url,
 {
   g_autofree char *path = NULL, *host = NULL, *password = NULL;
   int port = 0;
-  gboolean ok = _gg_redis_url_parse (url, &path, &host, &port, &password, error);
+  gboolean ok = _gg_a2g_redis_url_parse (url, &path, &host, &port, &password, error);
 
   if (password != NULL)
     memset (password, 0, strlen (password));
