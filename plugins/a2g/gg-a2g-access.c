@@ -48,8 +48,7 @@ typedef struct {
 } Game;
 
 struct _GgA2gAccess {
-  gboolean local;
-  gboolean client;
+  GgA2gProfile profile;
   char *service_id;          /* the `aud` of join tokens (client profile) */
   gboolean behind_tls_proxy;
   char *tls_certificate;
@@ -202,13 +201,13 @@ load_game (GgA2gAccess *access,
       gg_config_set_invalid (config, group, "games", error, "not a game id: %s", name);
       return FALSE;
     }
-  if (!access->client)
+  if (access->profile != GG_A2G_PROFILE_CLIENT)
     key = gg_config_get_string (config, group, key_name, NULL);
   game = g_new0 (Game, 1);
   game->join_keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) join_key_free);
   game->manifests = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_hash_table_replace (access->games, g_strdup (name), game);
-  if (access->client)
+  if (access->profile == GG_A2G_PROFILE_CLIENT)
     {
       if (!load_join_keys (game, config, group, name, error))
         return FALSE;
@@ -235,29 +234,57 @@ load_game (GgA2gAccess *access,
   return TRUE;
 }
 
+static const char *profile_names[] = { "local", "server", "client" };
+
+/**
+ * gg_a2g_profile_parse:
+ * @name: `[a2g] profile`
+ * @profile: (out): the profile it names
+ *
+ * Returns: %FALSE when @name is not a profile
+ */
+gboolean
+gg_a2g_profile_parse (const char   *name,
+                      GgA2gProfile *profile)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (profile_names); i++)
+    if (g_strcmp0 (name, profile_names[i]) == 0)
+      {
+        *profile = (GgA2gProfile) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/** gg_a2g_profile_name: Returns: the name of @profile, as configured */
+const char *
+gg_a2g_profile_name (GgA2gProfile profile)
+{
+  return profile_names[profile];
+}
+
 /**
  * gg_a2g_access_load:
  * @config: the configuration
  * @group: "a2g"
- * @profile: "local" or "server"
+ * @profile: the service's profile
  * @error: a config error naming the key
  *
  * Returns: (transfer full) (nullable): the access rules, %NULL on a bad key
  */
 GgA2gAccess *
-gg_a2g_access_load (GgConfig    *config,
-                    const char  *group,
-                    const char  *profile,
-                    GError     **error)
+gg_a2g_access_load (GgConfig     *config,
+                    const char   *group,
+                    GgA2gProfile  profile,
+                    GError      **error)
 {
   g_autoptr(GgA2gAccess) access = g_new0 (GgA2gAccess, 1);
   g_autofree char *games = NULL;
   g_auto(GStrv) names = NULL;
 
   access->games = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) game_free);
-  access->local = strcmp (profile, "local") == 0;
-  access->client = strcmp (profile, "client") == 0;
-  if (access->client)
+  access->profile = profile;
+  if (profile == GG_A2G_PROFILE_CLIENT)
     {
       access->service_id = gg_config_get_string (config, group, "service-id", NULL);
       if (access->service_id == NULL || access->service_id[0] == '\0')
@@ -282,7 +309,7 @@ gg_a2g_access_load (GgConfig    *config,
   for (guint i = 0; names[i] != NULL; i++)
     if (!load_game (access, config, group, names[i], error))
       return NULL;
-  if (access->local)
+  if (profile == GG_A2G_PROFILE_LOCAL)
     return g_steal_pointer (&access);
   if ((access->tls_certificate == NULL) != (access->tls_key == NULL))
     {
@@ -345,14 +372,14 @@ gg_a2g_access_free (GgA2gAccess *access)
 GTlsCertificate *
 gg_a2g_access_get_certificate (const GgA2gAccess *access)
 {
-  return access != NULL && !access->local ? access->certificate : NULL;
+  return gg_a2g_access_get_profile (access) != GG_A2G_PROFILE_LOCAL ? access->certificate : NULL;
 }
 
-/** gg_a2g_access_is_local: Returns: whether the profile is local */
-gboolean
-gg_a2g_access_is_local (const GgA2gAccess *access)
+/** gg_a2g_access_get_profile: Returns: the profile of @access (%NULL: local) */
+GgA2gProfile
+gg_a2g_access_get_profile (const GgA2gAccess *access)
 {
-  return access == NULL || access->local;
+  return access != NULL ? access->profile : GG_A2G_PROFILE_LOCAL;
 }
 
 /**
@@ -374,7 +401,7 @@ gg_a2g_access_check_transport (const GgA2gAccess *access,
 {
   const char *proto;
 
-  if (gg_a2g_access_is_local (access) || access->certificate != NULL)
+  if (gg_a2g_access_get_profile (access) == GG_A2G_PROFILE_LOCAL || access->certificate != NULL)
     return TRUE;
   proto = soup_message_headers_get_one (soup_server_message_get_request_headers (msg), "X-Forwarded-Proto");
   if (proto != NULL && g_ascii_strcasecmp (proto, "https") == 0)
@@ -498,7 +525,7 @@ gg_a2g_access_check_api_key (const GgA2gAccess *access,
   g_autofree char *hash = NULL;
   Game *registered;
 
-  if (gg_a2g_access_is_local (access) || access->client)
+  if (gg_a2g_access_get_profile (access) == GG_A2G_PROFILE_LOCAL || access->profile == GG_A2G_PROFILE_CLIENT)
     return TRUE;
   key = presented_credential (msg, FALSE, NULL);
   if (key == NULL)
@@ -539,17 +566,10 @@ gg_a2g_access_manifest_registered (const GgA2gAccess *access,
 {
   Game *registered;
 
-  if (gg_a2g_access_is_local (access))
+  if (gg_a2g_access_get_profile (access) == GG_A2G_PROFILE_LOCAL)
     return TRUE;
   registered = g_hash_table_lookup (access->games, game);
   return registered != NULL && g_hash_table_contains (registered->manifests, manifest_hash);
-}
-
-/** gg_a2g_access_is_client: Returns: whether the profile is client */
-gboolean
-gg_a2g_access_is_client (const GgA2gAccess *access)
-{
-  return access != NULL && access->client;
 }
 
 /** gg_a2g_access_get_service_id: Returns: (nullable): the client profile's `aud` */
@@ -709,14 +729,14 @@ gg_a2g_access_check_reader (const GgA2gAccess *access,
   g_autofree char *hash = NULL;
   const char *game;
 
-  if (gg_a2g_access_is_local (access))
+  if (gg_a2g_access_get_profile (access) == GG_A2G_PROFILE_LOCAL)
     return TRUE;
-  if (reader == GG_A2G_READER_POLICY && access->client)
+  if (reader == GG_A2G_READER_POLICY && access->profile == GG_A2G_PROFILE_CLIENT)
     {
       refuse (code, message, GG_A2G_ERROR_FORBIDDEN, "Not available in this profile.");
       return FALSE;
     }
-  keys = reader != GG_A2G_READER_CONSOLE && !access->client;
+  keys = reader != GG_A2G_READER_CONSOLE && access->profile != GG_A2G_PROFILE_CLIENT;
   if (!keys && access->console_sha256 == NULL)
     {
       refuse (code, message, GG_A2G_ERROR_FORBIDDEN, "Not available: no console credential is configured.");

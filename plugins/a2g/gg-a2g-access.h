@@ -17,6 +17,13 @@ G_BEGIN_DECLS
 
 typedef struct _GgA2gAccess GgA2gAccess;
 
+/* The profile of a2g-security.md the service runs (`[a2g] profile`). */
+typedef enum {
+  GG_A2G_PROFILE_LOCAL,      /* loopback only, no credentials */
+  GG_A2G_PROFILE_SERVER,     /* registered games with API keys, over TLS */
+  GG_A2G_PROFILE_CLIENT,     /* players' join tokens, over TLS */
+} GgA2gProfile;
+
 /* What a request outside the local profile reads (gg_a2g_access_check_reader). */
 typedef enum {
   GG_A2G_READER_CONSOLE,     /* GET /, its files, /v1/console/events */
@@ -31,13 +38,15 @@ typedef struct {
   gsize pem_length;
 } GgA2gJoinKey;
 
-GgA2gAccess *gg_a2g_access_load              (GgConfig    *config,
-                                              const char  *group,
-                                              const char  *profile,
-                                              GError     **error);
+gboolean     gg_a2g_profile_parse            (const char   *name,
+                                              GgA2gProfile *profile);
+const char  *gg_a2g_profile_name             (GgA2gProfile profile);
+GgA2gAccess *gg_a2g_access_load              (GgConfig     *config,
+                                              const char   *group,
+                                              GgA2gProfile  profile,
+                                              GError      **error);
 void         gg_a2g_access_free              (GgA2gAccess *access);
-gboolean     gg_a2g_access_is_local          (const GgA2gAccess *access);
-gboolean     gg_a2g_access_is_client         (const GgA2gAccess *access);
+GgA2gProfile gg_a2g_access_get_profile       (const GgA2gAccess *access);
 const char  *gg_a2g_access_get_service_id    (const GgA2gAccess *access);
 const GgA2gJoinKey *gg_a2g_access_find_join_key (const GgA2gAccess *access,
                                                  const char        *game,

@@ -154,7 +154,7 @@ send_snapshot (GgA2gConsole *console,
       JsonObject *cache = json_object_new ();
       g_autofree char *text = NULL;
 
-      json_object_set_string_member (snapshot, "profile", console->service->settings.profile);
+      json_object_set_string_member (snapshot, "profile", gg_a2g_profile_name (console->service->settings.profile));
       json_object_set_int_member (snapshot, "sessions", MAX (sessions, 0));
       json_object_set_member (snapshot, "decisions", json_node_copy (json_object_get_member (counts, "decisions")));
       json_object_set_object_member (snapshot, "decisions_per_second", gg_a2g_stats_rates (stats));

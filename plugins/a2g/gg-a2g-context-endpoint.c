@@ -60,7 +60,7 @@ gg_a2g_handle_context (GgA2gExchange *ex)
       gg_a2g_exchange_fail (ex, GG_A2G_ERROR_UNAVAILABLE, "The session's manifest is not loaded.");
       return;
     }
-  if (gg_a2g_access_is_client (ex->service->settings.access) && json_object_has_member (ex->body, "texts"))
+  if (ex->service->settings.profile == GG_A2G_PROFILE_CLIENT && json_object_has_member (ex->body, "texts"))
     {
       /* Client profile: only the manifest's registered scopes and profiles. */
       gg_a2g_exchange_fail (ex, GG_A2G_ERROR_FORBIDDEN, "Free-form texts are not allowed in this profile.");

@@ -317,7 +317,7 @@ on_decided (GObject      *source,
       /* Client-profile sessions never write the game-wide cache
        * (a2g-security.md, "Shared-cache safety"): their own entries only. */
       cached->key = gg_a2g_entry_cache_key (entry, entry->type->cache == GG_A2G_CACHE_SESSION ||
-                                            gg_a2g_access_is_client (service->settings.access) ?
+                                            service->settings.profile == GG_A2G_PROFILE_CLIENT ?
                                             entity->request->ex->session->id : NULL);
       cached->manifest_hash = g_strdup (entity->request->manifest->hash);
       cached->type = g_strdup (entry->type->id);
@@ -579,7 +579,7 @@ gg_a2g_decide_entity_cached (GgA2gDecideEntity *entity,
       return FALSE;
     }
   if (!entity->own_cache_read && entity->entry->type->cache == GG_A2G_CACHE_GAME &&
-      gg_a2g_access_is_client (service->settings.access))
+      service->settings.profile == GG_A2G_PROFILE_CLIENT)
     {
       /* A client session read the game-wide entry; now its own. */
       entity->own_cache_read = TRUE;

@@ -18,13 +18,13 @@ gg_a2g_handle_health (GgA2gExchange *ex)
   GgA2gService *service = ex->service;
 
   json_object_set_boolean_member (reply, "ok", TRUE);
-  if (!gg_a2g_access_is_local (service->settings.access))
+  if (service->settings.profile != GG_A2G_PROFILE_LOCAL)
     {
       /* Outside local: up, and the a2g version; nothing else. */
       gg_a2g_exchange_reply (ex, 200, reply);
       return;
     }
-  json_object_set_string_member (reply, "profile", service->settings.profile);
+  json_object_set_string_member (reply, "profile", gg_a2g_profile_name (service->settings.profile));
   json_object_set_string_member (reply, "model", service->model_name);
   json_object_set_string_member (reply, "provider", service->model != NULL ? service->provider : "none");
   gg_a2g_exchange_reply (ex, 200, reply);

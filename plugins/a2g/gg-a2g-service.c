@@ -191,7 +191,7 @@ early_handler (SoupServer        *soup,
   const Route *route;
   const char *refusal = NULL;
 
-  if (!gg_a2g_access_is_local (service->settings.access))
+  if (service->settings.profile != GG_A2G_PROFILE_LOCAL)
     {
       /* Outside the local profile (gg-a2g-access.c): HTTPS only, HSTS on
        * every answer, the service's own origin only, and the console and

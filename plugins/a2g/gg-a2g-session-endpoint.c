@@ -322,7 +322,7 @@ on_open_rate (GObject      *source,
       return;
     }
   /* The client profile's join token (gg-a2g-join.c), likewise. */
-  if (gg_a2g_access_is_client (service->settings.access))
+  if (service->settings.profile == GG_A2G_PROFILE_CLIENT)
     {
       g_autofree char *token = gg_a2g_exchange_bearer (ex);
       gboolean valid = gg_a2g_join_verify (service->settings.access, token, open->game,

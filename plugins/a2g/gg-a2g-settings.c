@@ -82,12 +82,12 @@ gg_a2g_settings_load (GgA2gSettings *settings,
 {
   g_autofree char *listen = NULL;
   g_autofree char *model = NULL;
+  g_autofree char *profile = NULL;
   g_autoptr(GError) local_error = NULL;
 
   memset (settings, 0, sizeof *settings);
-  settings->profile = gg_config_get_string (config, GROUP, "profile", "local");
-  if (strcmp (settings->profile, "local") != 0 && strcmp (settings->profile, "server") != 0 &&
-      strcmp (settings->profile, "client") != 0)
+  profile = gg_config_get_string (config, GROUP, "profile", "local");
+  if (!gg_a2g_profile_parse (profile, &settings->profile))
     {
       gg_config_set_invalid (config, GROUP, "profile", error, "%s", "expected local, server or client");
       return FALSE;
@@ -186,7 +186,6 @@ gg_a2g_settings_load (GgA2gSettings *settings,
 void
 gg_a2g_settings_clear (GgA2gSettings *settings)
 {
-  g_clear_pointer (&settings->profile, g_free);
   g_clear_pointer (&settings->access, gg_a2g_access_free);
   g_clear_pointer (&settings->policy_signer, gg_a2g_policy_signer_free);
   g_clear_pointer (&settings->listen, g_free);

@@ -12,7 +12,7 @@
 G_BEGIN_DECLS
 
 typedef struct {
-  char *profile;                 /* "local", "server" */
+  GgA2gProfile profile;
   GgA2gAccess *access;           /* registered games, transport */
   GgA2gPolicySigner *policy_signer; /* nullable: policy-signing-key */
   char *listen;                  /* "127.0.0.1:8787" */

@@ -103,7 +103,7 @@ setup (void)
   config = gg_config_new ();
   gg_config_load_data (config, text, "fuzz", &error);
   g_assert_no_error (error);
-  join_access = gg_a2g_access_load (config, "a2g", "client", &error);
+  join_access = gg_a2g_access_load (config, "a2g", GG_A2G_PROFILE_CLIENT, &error);
   g_assert_no_error (error);
   g_unlink (es_path);
   g_unlink (rsa_path);

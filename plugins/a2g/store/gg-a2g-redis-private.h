@@ -175,8 +175,8 @@ struct _GgA2gRedisStore {
   /* sessions seen here, to answer lookups while Redis is unreachable (the
    * decisions then become FALLBACK busy rather than the request a 503;
    * gg-a2g-redis-sessions.c) */
-  GHashTable *local;      /* client_id -> its last snapshot and tokens */
-  gint64 local_swept_us;
+  GHashTable *seen;       /* client_id -> its last snapshot and tokens */
+  gint64 seen_swept_us;
   /* cache */
   guint cache_max;
   gint64 cache_ttl_ms;

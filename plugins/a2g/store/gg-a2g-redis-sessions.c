@@ -104,59 +104,59 @@ typedef struct {
   char *previous;
   gint64 previous_until_us;
   gint64 expires_us;
-} LocalSession;
+} SeenSession;
 
 static void
-local_session_free (LocalSession *local)
+seen_session_free (SeenSession *seen)
 {
-  gg_a2g_session_unref (local->snapshot);
-  if (local->previous != NULL)
-    memset (local->previous, 0, strlen (local->previous));
-  g_free (local->previous);
-  g_free (local);
+  gg_a2g_session_unref (seen->snapshot);
+  if (seen->previous != NULL)
+    memset (seen->previous, 0, strlen (seen->previous));
+  g_free (seen->previous);
+  g_free (seen);
 }
 
 static void
-local_put (GgA2gRedisStore *self,
+seen_put (GgA2gRedisStore *self,
            GgA2gSession    *session,
            const char      *previous,
            gint64           grace_s)
 {
-  LocalSession *local = g_hash_table_lookup (self->local, session->client_id);
+  SeenSession *seen = g_hash_table_lookup (self->seen, session->client_id);
   gint64 now = g_get_monotonic_time ();
 
-  if (local == NULL)
+  if (seen == NULL)
     {
-      local = g_new0 (LocalSession, 1);
-      g_hash_table_insert (self->local, g_strdup (session->client_id), local);
+      seen = g_new0 (SeenSession, 1);
+      g_hash_table_insert (self->seen, g_strdup (session->client_id), seen);
     }
   else
-    gg_a2g_session_unref (local->snapshot);
-  local->snapshot = gg_a2g_session_ref (session);
+    gg_a2g_session_unref (seen->snapshot);
+  seen->snapshot = gg_a2g_session_ref (session);
   if (previous != NULL)
     {
-      if (local->previous != NULL)
-        memset (local->previous, 0, strlen (local->previous));
-      g_free (local->previous);
-      local->previous = g_strdup (previous);
-      local->previous_until_us = now + grace_s * G_USEC_PER_SEC;
+      if (seen->previous != NULL)
+        memset (seen->previous, 0, strlen (seen->previous));
+      g_free (seen->previous);
+      seen->previous = g_strdup (previous);
+      seen->previous_until_us = now + grace_s * G_USEC_PER_SEC;
     }
-  local->expires_us = now + session->ttl_s * G_USEC_PER_SEC;
+  seen->expires_us = now + session->ttl_s * G_USEC_PER_SEC;
 }
 
 static GgA2gSession *
-local_get (GgA2gRedisStore *self,
+seen_get (GgA2gRedisStore *self,
            const char      *client_id,
            const char      *token)
 {
-  LocalSession *local = g_hash_table_lookup (self->local, client_id);
+  SeenSession *seen = g_hash_table_lookup (self->seen, client_id);
   gint64 now = g_get_monotonic_time ();
 
-  if (local == NULL || local->expires_us <= now || token == NULL)
+  if (seen == NULL || seen->expires_us <= now || token == NULL)
     return NULL;
-  if (gg_secure_equal (token, local->snapshot->token) ||
-      (local->previous != NULL && local->previous_until_us > now && gg_secure_equal (token, local->previous)))
-    return gg_a2g_session_ref (local->snapshot);
+  if (gg_secure_equal (token, seen->snapshot->token) ||
+      (seen->previous != NULL && seen->previous_until_us > now && gg_secure_equal (token, seen->previous)))
+    return gg_a2g_session_ref (seen->snapshot);
   return NULL;
 }
 
@@ -166,14 +166,14 @@ _gg_a2g_redis_sessions_sweep (GgA2gRedisStore *self)
 {
   gint64 now = g_get_monotonic_time ();
   GHashTableIter iter;
-  LocalSession *local;
+  SeenSession *seen;
 
-  if (now - self->local_swept_us <= 10 * G_USEC_PER_SEC)
+  if (now - self->seen_swept_us <= 10 * G_USEC_PER_SEC)
     return;
-  self->local_swept_us = now;
-  g_hash_table_iter_init (&iter, self->local);
-  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &local))
-    if (local->expires_us <= now)
+  self->seen_swept_us = now;
+  g_hash_table_iter_init (&iter, self->seen);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &seen))
+    if (seen->expires_us <= now)
       g_hash_table_iter_remove (&iter);
 }
 
@@ -181,7 +181,7 @@ _gg_a2g_redis_sessions_sweep (GgA2gRedisStore *self)
 void
 _gg_a2g_redis_sessions_init (GgA2gRedisStore *self)
 {
-  self->local = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) local_session_free);
+  self->seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) seen_session_free);
 }
 
 /* ---- open, renew, look up -------------------------------------------------- */
@@ -226,7 +226,7 @@ on_opened (GgA2gRedisStore *self,
   context = reply->elements > 2 ? _gg_a2g_redis_reply_string (reply->element[2]) : NULL;
   session = gg_a2g_session_new (open->client_id, id, open->game, open->manifest, open->manifest->hash, open->token,
                                 open->ttl_s, context_build (open->manifest, context));
-  local_put (self, session, previous != NULL && previous[0] != '\0' ? previous : NULL, open->grace_s);
+  seen_put (self, session, previous != NULL && previous[0] != '\0' ? previous : NULL, open->grace_s);
   if (previous != NULL)
     memset (previous, 0, strlen (previous));
   g_task_return_pointer (task, session, (GDestroyNotify) gg_a2g_session_unref);
@@ -301,7 +301,7 @@ lookup_complete (GgA2gRedisStore *self,
                                 lookup->fields[3],
                                 g_ascii_strtoll (lookup->fields[4] != NULL ? lookup->fields[4] : "0", NULL, 10),
                                 context_build (manifest, lookup->fields[5]));
-  local_put (self, session, NULL, 0);
+  seen_put (self, session, NULL, 0);
   g_task_return_pointer (task, session, (GDestroyNotify) gg_a2g_session_unref);
   g_object_unref (task);
 }
@@ -377,7 +377,7 @@ session_lookup (GgA2gStore          *store,
     {
       /* Degraded: a session this replica saw stays usable, so that its
        * decisions fall back (busy) instead of the whole request failing. */
-      GgA2gSession *session = local_get (self, client_id, token);
+      GgA2gSession *session = seen_get (self, client_id, token);
 
       if (session != NULL)
         g_task_return_pointer (task, session, (GDestroyNotify) gg_a2g_session_unref);

@@ -55,7 +55,7 @@ gg_a2g_redis_store_finalize (GObject *object)
   g_clear_handle_id (&self->tick_id, g_source_remove);
   _gg_a2g_redis_connection_close (self);
   g_hash_table_unref (self->manifests);
-  g_hash_table_unref (self->local);
+  g_hash_table_unref (self->seen);
   if (self->password != NULL)
     memset (self->password, 0, strlen (self->password));
   g_free (self->password);
