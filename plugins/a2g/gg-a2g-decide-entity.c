@@ -23,6 +23,7 @@
 #include "gg-a2g-console.h"
 #include "gg-a2g-decide-entity.h"
 #include "gg-a2g-decide-request.h"
+#include "gg-a2g-prompt.h"
 
 static void entity_limits (GgA2gDecideEntity *entity);
 
@@ -350,7 +351,7 @@ on_situation (GObject      *source,
       return;
     }
   service = service_of (entity);
-  prompt = gg_a2g_entry_prompt (entity->entry, entity->request->manifest, entity->request->context,
+  prompt = gg_a2g_prompt_new (entity->entry, entity->request->manifest, entity->request->context,
                                 entity->situation_context, entity->memory, &tokens);
   if (prompt == NULL)
     {
@@ -358,7 +359,7 @@ on_situation (GObject      *source,
       settle_fallback (entity, GG_A2G_FALLBACK_BUDGET, "The decision does not fit the type's token_budget.");
       return;
     }
-  entity->decision = gg_decision_new (service->model, gg_a2g_instructions (), prompt,
+  entity->decision = gg_decision_new (service->model, gg_a2g_prompt_instructions (), prompt,
                                       entity->entry->legal_actions, &a2g_format);
   /* No tools; model errors are not retried (the deadline is short). */
   gg_agent_policy_init (&policy);

@@ -1,6 +1,7 @@
 /* gg-a2g-entry.h: one decide entry checked against the manifest (spec
- * section 5 step 1), its quantised situation and cache key (step 3), and
- * the model input made from it (step 5).
+ * section 5 step 1), with what the pipeline reads of the manifest and the
+ * context resolved once, and its quantised situation and cache key (step
+ * 3).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -10,7 +11,6 @@
 
 #include "gg-a2g-context.h"
 #include "gg-a2g-manifest.h"
-#include "gg-a2g-store.h"
 
 G_BEGIN_DECLS
 
@@ -18,11 +18,13 @@ typedef struct {
   char *entity;
   GgA2gEntityType *type;      /* borrowed from the manifest */
   char *profile;              /* nullable */
+  const char *profile_text;   /* nullable: its text in the context (borrowed) */
   JsonObject *given;          /* nullable: the observations as sent (a reference) */
   JsonObject *observations;   /* checked and cleaned, manifest order: made for the prompt (NULL before) */
   JsonObject *quantised;      /* as the cache key sees them */
   JsonArray *legal_actions;   /* request order */
   JsonArray *sorted_actions;  /* sorted, for the key */
+  GPtrArray *actions;         /* GgA2gAction of legal_actions, in their order (borrowed from the type) */
   gint64 deadline_ms;
   char *situation_key;        /* hex */
 } GgA2gEntry;
@@ -35,13 +37,7 @@ GgA2gEntry *gg_a2g_entry_parse        (GgA2gManifest *manifest,
 void        gg_a2g_entry_free         (GgA2gEntry *entry);
 char       *gg_a2g_entry_cache_key    (GgA2gEntry   *entry,
                                        const char   *session_id);
-const char *gg_a2g_instructions       (void);
-char       *gg_a2g_entry_prompt       (GgA2gEntry    *entry,
-                                       GgA2gManifest *manifest,
-                                       GgA2gContext  *context,
-                                       JsonObject    *situation,
-                                       GPtrArray     *memory,
-                                       gint64        *out_tokens);
+JsonObject *gg_a2g_entry_get_observations (GgA2gEntry *entry);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GgA2gEntry, gg_a2g_entry_free)
 

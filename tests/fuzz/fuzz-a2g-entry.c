@@ -13,6 +13,7 @@
 #include "fuzz-common.h"
 #include "gg-a2g-context.h"
 #include "gg-a2g-entry.h"
+#include "gg-a2g-prompt.h"
 
 static const char manifest_json[] =
   "{\"a2g\":\"0.1\",\"game\":\"orbital-freight\",\"version\":\"0.9.2\","
@@ -75,7 +76,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   g_assert_cmpuint (json_array_get_length (entry->legal_actions), >, 0);
   key = gg_a2g_entry_cache_key (entry, "s1");
   g_assert_nonnull (key);
-  prompt = gg_a2g_entry_prompt (entry, manifest, context, NULL, NULL, &tokens);
+  prompt = gg_a2g_prompt_new (entry, manifest, context, NULL, NULL, &tokens);
   g_assert_nonnull (prompt);
   g_assert_cmpint (tokens, >=, 0);
   return 0;
