@@ -1,5 +1,5 @@
 /* bench-a2g-join.c: `/v1/session` with join-token verification per second
- * (client profile, issue 12): the real `gamegate a2g`, keep-alive HTTP,
+ * (client profile): the real `gamegate a2g`, keep-alive HTTP,
  * tokens signed here with libjwt beforehand (ES256 and RS256 keys made
  * with openssl), each one fresh (its own jti); throughput and p50/p99.
  *

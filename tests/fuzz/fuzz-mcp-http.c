@@ -5,7 +5,7 @@
  * connection is then half-closed and the answer read to its end.
  *
  * libsoup 3.2.3 leaks a few bytes in soup_headers_parse_request() for a
- * request with `Content-Length: abc` (issue 10, finding 11):
+ * request with `Content-Length: abc` (the content-length-abc seed):
  * tests/tools/lsan.supp names that function, and matching it needs whole
  * allocation stacks, hence fast_unwind_on_malloc=0 below.
  *

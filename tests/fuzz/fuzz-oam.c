@@ -3,8 +3,9 @@
  * scripted model, with answers to the bridge's tool/call requests ("t-1",
  * "t-2", ...) and cancels. A line "~" waits until gamegate has done all it
  * can with what came before (so an answer can follow its tool/call). The
- * first byte picks limits, the next four the read sizes. Finding 1 of
- * issue 10 (a deep world path) lived in this state, not in a parser.
+ * first byte picks limits, the next four the read sizes. A deep world
+ * path that once overflowed the stack (the deep-world-path seed) lived in
+ * this state, not in a parser.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,9 +1,9 @@
 /* test-gabp-conformance.c: the mod-side GABP server of the real
- * `gamegate serve` never drops a bridge's message silently (issue 10
- * items 7 and 10). A request whose id is not a UUID is answered with an
- * error echoing that id; what cannot be answered at all (not JSON, no
- * usable id, over the size limit, a broken response) is a warning naming
- * what was wrong, once per connection.
+ * `gamegate serve` never drops a bridge's message silently. A request
+ * whose id is not a UUID is answered with an error echoing that id; what
+ * cannot be answered at all (not JSON, no usable id, over the size limit,
+ * a broken response) is a warning naming what was wrong, once per
+ * connection.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -13,37 +13,37 @@
 
 #include "oam-test.h"
 
-/* issue 10 item 1: no method, no result, no error: an invalid request that
- * is answered with its own id; a response (result or error) to an unknown
- * id is still only logged. */
+/* No method, no result, no error: an invalid request that is answered with
+ * its own id; a response (result or error) to an unknown id is still only
+ * logged. */
 static void
 test_neither_request_nor_response (void)
 {
   oam_run_exchange_file (NULL, NULL, "conformance-neither-request-nor-response");
 }
 
-/* issue 10 item 9: a big integer elsewhere in the message does not make a
- * numeric id untrustworthy; a big id itself is still refused with id null. */
+/* A big integer elsewhere in the message does not make a numeric id
+ * untrustworthy; a big id itself is still refused with id null. */
 static void
 test_id_judged_alone (void)
 {
   oam_run_exchange_file (NULL, NULL, "conformance-id-judged-alone");
 }
 
-/* issue 10 item 2: a {"tool"} tool choice naming a tool that is not there
- * is -32602 naming the tool, on session/create as everywhere else (npc/talk's
- * per-turn override is -32011, as the spec's npc/talk table says). */
+/* A {"tool"} tool choice naming a tool that is not there is -32602 naming
+ * the tool, on session/create as everywhere else (npc/talk's per-turn
+ * override is -32011, as the spec's npc/talk table says). */
 static void
 test_tool_choice_unknown_tool (void)
 {
   oam_run_exchange_file (NULL, NULL, "conformance-tool-choice-unknown-tool");
 }
 
-/* issue 10 item 3: a structured NPC reply is judged by its line; the other
- * fields are repaired (plugins/oam/README.md, "NPC reply rules"): fewer
- * player options are kept, more are cut to playerOptionCount, non-strings
- * and blanks dropped, an emotion the NPC does not have falls back to its
- * default, ends_conversation counts only as `true` and when the NPC may end
+/* A structured NPC reply is judged by its line; the other fields are
+ * repaired (plugins/oam/README.md, "NPC reply rules"): fewer player options
+ * are kept, more are cut to playerOptionCount, non-strings and blanks
+ * dropped, an emotion the NPC does not have falls back to its default,
+ * ends_conversation counts only as `true` and when the NPC may end
  * conversations. A reply without a line still fails the turn. */
 static void
 test_npc_reply_rules (void)
@@ -52,9 +52,9 @@ test_npc_reply_rules (void)
   oam_run_exchange_file (NULL, NULL, "conformance-npc-reply-rules-stay");
 }
 
-/* issue 10 item 9, the other direction: a client's response whose id is
- * fine but whose result holds an integer out of 64 bits fails that tool
- * call, instead of handing the model a silently wrapped number. */
+/* Big integers the other way: a client's response whose id is fine but whose
+ * result holds an integer out of 64 bits fails that tool call, instead of
+ * handing the model a silently wrapped number. */
 static void
 test_response_with_big_integer (void)
 {
@@ -120,10 +120,10 @@ send_world (OamClient  *client,
 #define TOO_MANY "the path has more than 128 segments"
 #define TOO_DEEP "the value would nest deeper than 128 levels"
 
-/* issue 10 item 8: a path cannot build a document deeper than parsing
- * accepts (128 levels). Paths of 30,000 and 400,000 segments (the second
- * an 800 KB line) once overflowed the stack; now they are -32054 and the
- * bridge goes on. At the limit, exactly 128 levels are accepted. */
+/* A path cannot build a document deeper than parsing accepts (128 levels).
+ * Paths of 30,000 and 400,000 segments (the second an 800 KB line) once
+ * overflowed the stack; now they are -32054 and the bridge goes on. At the
+ * limit, exactly 128 levels are accepted. */
 static void
 test_deep_world_paths (void)
 {

@@ -1,8 +1,8 @@
 /* test-json-depth.c: no document deeper than parsing accepts (128 levels)
  * can be built: paths are refused past 128 segments and gg_json_path_set()
- * refuses a value that would nest past the limit (issue 10 item 8). The
- * deepest documents that can exist go through every JSON walk of
- * libgamegate (copy, equality, output, merge patch, paths).
+ * refuses a value that would nest past the limit. The deepest documents
+ * that can exist go through every JSON walk of libgamegate (copy,
+ * equality, output, merge patch, paths).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
