@@ -32,43 +32,43 @@ redis_up (gpointer data)
   return gg_a2g_redis_store_is_up (data);
 }
 
-/** store_new_replica: Returns: (transfer full): a Redis store on @f's keys, connected */
+/** a2g_store_new_replica: Returns: (transfer full): a Redis store on @f's keys, connected */
 GgA2gStore *
-store_new_replica (StoreFixture *f)
+a2g_store_new_replica (A2gStoreFixture *f)
 {
   g_autofree char *url = a2g_redis_url ();
   g_autofree char *keys = g_strdup_printf ("c%u:", prefix);
   GgA2gRedisStore *store;
 
-  g_assert_cmpint (f->backend, ==, STORE_REDIS);
-  store = gg_a2g_redis_store_new (url, keys, gg_test_timeout_ms (1000), STORE_CACHE_ENTRIES, STORE_CACHE_TTL_S);
+  g_assert_cmpint (f->backend, ==, A2G_STORE_REDIS);
+  store = gg_a2g_redis_store_new (url, keys, gg_test_timeout_ms (1000), A2G_STORE_CACHE_ENTRIES, A2G_STORE_CACHE_TTL_S);
   g_assert_true (gg_test_wait_for (redis_up, store, gg_test_timeout_ms (5000)));
   return GG_A2G_STORE (store);
 }
 
 void
-store_fixture_setup (StoreFixture  *f,
-                     gconstpointer  backend)
+a2g_store_fixture_setup (A2gStoreFixture *f,
+                         gconstpointer    backend)
 {
   f->backend = GPOINTER_TO_INT (backend);
   f->manifest = manifest_parse (a2g_test_manifest);
   f->miner = manifest_parse (a2g_test_miner_manifest);
-  if (f->backend == STORE_PROCESS)
+  if (f->backend == A2G_STORE_PROCESS)
     {
-      f->store = GG_A2G_STORE (gg_a2g_process_store_new (STORE_CACHE_ENTRIES, STORE_CACHE_TTL_S));
+      f->store = GG_A2G_STORE (gg_a2g_process_store_new (A2G_STORE_CACHE_ENTRIES, A2G_STORE_CACHE_TTL_S));
       return;
     }
   if (!have_redis)
     return;
   /* Every test its own keys on the one server. */
   prefix = a2g_redis_new_prefix ();
-  f->store = store_new_replica (f);
-  f->replica = store_new_replica (f);
+  f->store = a2g_store_new_replica (f);
+  f->replica = a2g_store_new_replica (f);
 }
 
 void
-store_fixture_teardown (StoreFixture  *f,
-                        gconstpointer  backend)
+a2g_store_fixture_teardown (A2gStoreFixture *f,
+                            gconstpointer    backend)
 {
   (void) backend;
   g_assert_cmpuint (g_queue_get_length (&f->results), ==, 0);
@@ -80,9 +80,9 @@ store_fixture_teardown (StoreFixture  *f,
   g_clear_pointer (&f->miner, gg_a2g_manifest_unref);
 }
 
-/** store_fixture_skip: Returns: TRUE (the test skipped) without a redis-server for a Redis test */
+/** a2g_store_fixture_skip: Returns: TRUE (the test skipped) without a redis-server for a Redis test */
 gboolean
-store_fixture_skip (StoreFixture *f)
+a2g_store_fixture_skip (A2gStoreFixture *f)
 {
   if (f->store != NULL)
     return FALSE;
@@ -90,20 +90,20 @@ store_fixture_skip (StoreFixture *f)
   return TRUE;
 }
 
-/** store_collect: the callback of every operation: @user_data is the fixture */
+/** a2g_store_collect: the callback of every operation: @user_data is the fixture */
 void
-store_collect (GObject      *source,
-               GAsyncResult *result,
-               gpointer      user_data)
+a2g_store_collect (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
 {
-  StoreFixture *f = user_data;
+  A2gStoreFixture *f = user_data;
 
   (void) source;
   g_queue_push_tail (&f->results, g_object_ref (result));
 }
 
 typedef struct {
-  StoreFixture *f;
+  A2gStoreFixture *f;
   guint n;
 } Awaited;
 
@@ -115,10 +115,10 @@ completed (gpointer data)
   return g_queue_get_length (&awaited->f->results) >= awaited->n;
 }
 
-/** store_await_count: runs the main loop until @n operations have completed */
+/** a2g_store_await_count: runs the main loop until @n operations have completed */
 void
-store_await_count (StoreFixture *f,
-                   guint         n)
+a2g_store_await_count (A2gStoreFixture *f,
+                       guint            n)
 {
   Awaited awaited = { f, n };
 
@@ -126,28 +126,28 @@ store_await_count (StoreFixture *f,
 }
 
 /**
- * store_await:
+ * a2g_store_await:
  * @f: the fixture
  *
  * Returns: (transfer none): the first operation to complete (not yet
- *   awaited), kept until the next store_await()
+ *   awaited), kept until the next a2g_store_await()
  */
 GAsyncResult *
-store_await (StoreFixture *f)
+a2g_store_await (A2gStoreFixture *f)
 {
-  store_await_count (f, 1);
+  a2g_store_await_count (f, 1);
   g_clear_object (&f->last);
   f->last = g_queue_pop_head (&f->results);
   return f->last;
 }
 
-/** store_collect_apart: the callback of operations awaited apart from the others (store_await_apart()) */
+/** a2g_store_collect_apart: the callback of operations awaited apart from the others (a2g_store_await_apart()) */
 void
-store_collect_apart (GObject      *source,
-                     GAsyncResult *result,
-                     gpointer      user_data)
+a2g_store_collect_apart (GObject      *source,
+                         GAsyncResult *result,
+                         gpointer      user_data)
 {
-  StoreFixture *f = user_data;
+  A2gStoreFixture *f = user_data;
 
   (void) source;
   g_queue_push_tail (&f->waiting, g_object_ref (result));
@@ -156,23 +156,23 @@ store_collect_apart (GObject      *source,
 static gboolean
 completed_apart (gpointer data)
 {
-  StoreFixture *f = data;
+  A2gStoreFixture *f = data;
 
   return g_queue_get_length (&f->waiting) > 0;
 }
 
 /**
- * store_await_apart:
+ * a2g_store_await_apart:
  * @f: the fixture
  *
  * Operations that wait for others (a request_id's claims while another
  * holds it) complete while those others do: they are collected apart.
  *
  * Returns: (transfer none): the first of them to complete, kept until the
- *   next store_await() or store_await_apart()
+ *   next a2g_store_await() or a2g_store_await_apart()
  */
 GAsyncResult *
-store_await_apart (StoreFixture *f)
+a2g_store_await_apart (A2gStoreFixture *f)
 {
   g_assert_true (gg_test_wait_for (completed_apart, f, gg_test_timeout_ms (5000)));
   g_clear_object (&f->last);
@@ -180,42 +180,42 @@ store_await_apart (StoreFixture *f)
   return f->last;
 }
 
-/** store_open: Returns: (transfer full): a session of @client_id opened on @store with @manifest, kept first (as the service does) */
+/** a2g_store_open: Returns: (transfer full): a session of @client_id opened on @store with @manifest, kept first (as the service does) */
 GgA2gSession *
-store_open (StoreFixture  *f,
-            GgA2gStore    *store,
-            const char    *client_id,
-            GgA2gManifest *manifest,
-            gint64         ttl_s)
+a2g_store_open (A2gStoreFixture *f,
+                GgA2gStore      *store,
+                const char      *client_id,
+                GgA2gManifest   *manifest,
+                gint64           ttl_s)
 {
   g_autoptr(GError) error = NULL;
   GgA2gSession *session;
 
-  gg_a2g_store_manifest_put_async (store, manifest, NULL, store_collect, f);
-  g_assert_true (gg_a2g_store_manifest_put_finish (store, store_await (f), &error));
-  gg_a2g_store_session_open_async (store, client_id, manifest->game, manifest, ttl_s, 30, NULL, store_collect, f);
-  session = gg_a2g_store_session_open_finish (store, store_await (f), &error);
+  gg_a2g_store_manifest_put_async (store, manifest, NULL, a2g_store_collect, f);
+  g_assert_true (gg_a2g_store_manifest_put_finish (store, a2g_store_await (f), &error));
+  gg_a2g_store_session_open_async (store, client_id, manifest->game, manifest, ttl_s, 30, NULL, a2g_store_collect, f);
+  session = gg_a2g_store_session_open_finish (store, a2g_store_await (f), &error);
   g_assert_no_error (error);
   g_assert_nonnull (session);
   return session;
 }
 
-/** store_tests_teardown: stops the tests' redis-server, when one was started */
+/** a2g_store_tests_teardown: stops the tests' redis-server, when one was started */
 void
-store_tests_teardown (void)
+a2g_store_tests_teardown (void)
 {
   if (have_redis)
     a2g_redis_teardown ();
 }
 
 /**
- * store_add_tests:
+ * a2g_store_add_tests:
  * @path: the rule's path under /a2g/store/<backend>/
  * @test: the rule, run against each backend
  */
 void
-store_add_tests (const char *path,
-                 void      (*test) (StoreFixture *f, gconstpointer backend))
+a2g_store_add_tests (const char   *path,
+                     A2gStoreTest  test)
 {
   static const char *names[] = { "process", "redis" };
   static gsize redis_checked;
@@ -225,11 +225,11 @@ store_add_tests (const char *path,
       have_redis = a2g_redis_setup ();
       g_once_init_leave (&redis_checked, 1);
     }
-  for (StoreBackend backend = STORE_PROCESS; backend <= STORE_REDIS; backend++)
+  for (A2gStoreBackend backend = A2G_STORE_PROCESS; backend <= A2G_STORE_REDIS; backend++)
     {
       g_autofree char *name = g_strdup_printf ("/a2g/store/%s/%s", names[backend], path);
 
-      g_test_add (name, StoreFixture, GINT_TO_POINTER (backend), store_fixture_setup, test,
-                  store_fixture_teardown);
+      g_test_add (name, A2gStoreFixture, GINT_TO_POINTER (backend), a2g_store_fixture_setup, test,
+                  a2g_store_fixture_teardown);
     }
 }

@@ -14,48 +14,51 @@
 G_BEGIN_DECLS
 
 typedef enum {
-  STORE_PROCESS,
-  STORE_REDIS,
-} StoreBackend;
+  A2G_STORE_PROCESS,
+  A2G_STORE_REDIS,
+} A2gStoreBackend;
 
 /* What each fixture's store is made with. */
-#define STORE_CACHE_ENTRIES 4
-#define STORE_CACHE_TTL_S 2
+#define A2G_STORE_CACHE_ENTRIES 4
+#define A2G_STORE_CACHE_TTL_S 2
 
 typedef struct {
-  StoreBackend backend;
+  A2gStoreBackend backend;
   GgA2gStore *store;
   GgA2gStore *replica;      /* Redis: another replica sharing the keys; NULL otherwise */
   GgA2gManifest *manifest;  /* orbital-freight */
   GgA2gManifest *miner;     /* deep-miner */
   GQueue results;           /* GAsyncResult, in the order the operations completed */
-  GQueue waiting;           /* GAsyncResult of operations awaited apart (store_collect_apart) */
-  GAsyncResult *last;       /* what store_await() gave last */
-} StoreFixture;
+  GQueue waiting;           /* GAsyncResult of operations awaited apart (a2g_store_collect_apart) */
+  GAsyncResult *last;       /* what a2g_store_await() gave last */
+} A2gStoreFixture;
 
-void          store_fixture_setup    (StoreFixture  *f,
-                                      gconstpointer  backend);
-void          store_fixture_teardown (StoreFixture  *f,
-                                      gconstpointer  backend);
-gboolean      store_fixture_skip     (StoreFixture *f);
-GgA2gStore   *store_new_replica      (StoreFixture *f);
-void          store_collect          (GObject      *source,
-                                      GAsyncResult *result,
-                                      gpointer      user_data);
-GAsyncResult *store_await            (StoreFixture *f);
-void          store_collect_apart    (GObject      *source,
-                                      GAsyncResult *result,
-                                      gpointer      user_data);
-GAsyncResult *store_await_apart      (StoreFixture *f);
-void          store_await_count      (StoreFixture *f,
-                                      guint         n);
-GgA2gSession *store_open             (StoreFixture  *f,
-                                      GgA2gStore    *store,
-                                      const char    *client_id,
-                                      GgA2gManifest *manifest,
-                                      gint64         ttl_s);
-void          store_add_tests        (const char *path,
-                                      void      (*test) (StoreFixture *f, gconstpointer backend));
-void          store_tests_teardown   (void);
+typedef void (*A2gStoreTest) (A2gStoreFixture *f,
+                              gconstpointer    backend);
+
+void          a2g_store_fixture_setup    (A2gStoreFixture *f,
+                                          gconstpointer    backend);
+void          a2g_store_fixture_teardown (A2gStoreFixture *f,
+                                          gconstpointer    backend);
+gboolean      a2g_store_fixture_skip     (A2gStoreFixture *f);
+GgA2gStore   *a2g_store_new_replica      (A2gStoreFixture *f);
+void          a2g_store_collect          (GObject      *source,
+                                          GAsyncResult *result,
+                                          gpointer      user_data);
+GAsyncResult *a2g_store_await            (A2gStoreFixture *f);
+void          a2g_store_collect_apart    (GObject      *source,
+                                          GAsyncResult *result,
+                                          gpointer      user_data);
+GAsyncResult *a2g_store_await_apart      (A2gStoreFixture *f);
+void          a2g_store_await_count      (A2gStoreFixture *f,
+                                          guint            n);
+GgA2gSession *a2g_store_open             (A2gStoreFixture *f,
+                                          GgA2gStore      *store,
+                                          const char      *client_id,
+                                          GgA2gManifest   *manifest,
+                                          gint64           ttl_s);
+void          a2g_store_add_tests        (const char   *path,
+                                          A2gStoreTest  test);
+void          a2g_store_tests_teardown   (void);
 
 G_END_DECLS

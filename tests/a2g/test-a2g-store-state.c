@@ -17,11 +17,11 @@
 #define CLIENT "client-0001"
 #define OTHER_CLIENT "client-0002"
 
-void store_add_state_tests (void);
+void a2g_store_add_state_tests (void);
 
 /* The other replica for Redis, the one store otherwise. */
 static GgA2gStore *
-other_store (StoreFixture *f)
+other_store (A2gStoreFixture *f)
 {
   return f->replica != NULL ? f->replica : f->store;
 }
@@ -30,16 +30,16 @@ other_store (StoreFixture *f)
 typedef gint64 (*IntFinish) (GgA2gStore *self, GAsyncResult *result, GError **error);
 
 static GArray *
-await_ints (StoreFixture *f,
-            guint         n,
-            IntFinish     finish)
+await_ints (A2gStoreFixture *f,
+            guint            n,
+            IntFinish        finish)
 {
   GArray *values = g_array_new (FALSE, FALSE, sizeof (gint64));
 
-  store_await_count (f, n);
+  a2g_store_await_count (f, n);
   for (guint i = 0; i < n; i++)
     {
-      GAsyncResult *result = store_await (f);
+      GAsyncResult *result = a2g_store_await (f);
       g_autoptr(GObject) source = g_async_result_get_source_object (result);
       g_autoptr(GError) error = NULL;
       gint64 value = finish (GG_A2G_STORE (source), result, &error);
@@ -53,9 +53,9 @@ await_ints (StoreFixture *f,
 /* ---- cache -------------------------------------------------------------------- */
 
 static GgA2gCacheEntry *
-entry_new (StoreFixture *f,
-           const char   *key,
-           const char   *action)
+entry_new (A2gStoreFixture *f,
+           const char      *key,
+           const char      *action)
 {
   GgA2gCacheEntry *entry = gg_a2g_cache_entry_new ();
 
@@ -71,19 +71,19 @@ entry_new (StoreFixture *f,
 }
 
 static void
-put (StoreFixture    *f,
+put (A2gStoreFixture *f,
      GgA2gCacheEntry *entry)
 {
   g_autoptr(GError) error = NULL;
 
-  gg_a2g_store_cache_put_async (f->store, entry, NULL, store_collect, f);
-  g_assert_true (gg_a2g_store_cache_put_finish (f->store, store_await (f), &error));
+  gg_a2g_store_cache_put_async (f->store, entry, NULL, a2g_store_collect, f);
+  g_assert_true (gg_a2g_store_cache_put_finish (f->store, a2g_store_await (f), &error));
   g_assert_no_error (error);
 }
 
 static void
-test_cache_get (StoreFixture  *f,
-                gconstpointer  backend)
+test_cache_get (A2gStoreFixture *f,
+                gconstpointer    backend)
 {
   g_autoptr(GgA2gCacheEntry) entry = NULL, hit = NULL;
   g_autoptr(GPtrArray) hits = NULL;
@@ -92,10 +92,10 @@ test_cache_get (StoreFixture  *f,
   g_autofree char *situation = NULL;
   gint64 now = g_get_monotonic_time ();
 
-  if (store_fixture_skip (f))
+  if (a2g_store_fixture_skip (f))
     return;
-  gg_a2g_store_cache_get_async (f->store, "game:aa", NULL, store_collect, f);
-  g_assert_null (gg_a2g_store_cache_get_finish (f->store, store_await (f), &error));
+  gg_a2g_store_cache_get_async (f->store, "game:aa", NULL, a2g_store_collect, f);
+  g_assert_null (gg_a2g_store_cache_get_finish (f->store, a2g_store_await (f), &error));
   g_assert_no_error (error);
 
   entry = entry_new (f, "game:aa", "flee");
@@ -104,8 +104,8 @@ test_cache_get (StoreFixture  *f,
   entry = entry_new (f, "session:s1:aa", "attack");
   put (f, entry);
   /* Another replica reads what one wrote (Redis). */
-  gg_a2g_store_cache_get_async (other_store (f), "game:aa", NULL, store_collect, f);
-  hit = gg_a2g_store_cache_get_finish (other_store (f), store_await (f), &error);
+  gg_a2g_store_cache_get_async (other_store (f), "game:aa", NULL, a2g_store_collect, f);
+  hit = gg_a2g_store_cache_get_finish (other_store (f), a2g_store_await (f), &error);
   g_assert_no_error (error);
   g_assert_nonnull (hit);
   g_assert_cmpstr (hit->key, ==, "game:aa");
@@ -118,40 +118,40 @@ test_cache_get (StoreFixture  *f,
   g_assert_cmpint (hit->confidence, ==, 80);
   g_assert_cmpstr (hit->reason, ==, "Outgunned.");
   /* Its expiry: the cache TTL from the put. */
-  g_assert_cmpint (hit->expires_us, >, now + (STORE_CACHE_TTL_S - 1) * G_USEC_PER_SEC);
-  g_assert_cmpint (hit->expires_us, <=, g_get_monotonic_time () + STORE_CACHE_TTL_S * G_USEC_PER_SEC + 100000);
+  g_assert_cmpint (hit->expires_us, >, now + (A2G_STORE_CACHE_TTL_S - 1) * G_USEC_PER_SEC);
+  g_assert_cmpint (hit->expires_us, <=, g_get_monotonic_time () + A2G_STORE_CACHE_TTL_S * G_USEC_PER_SEC + 100000);
 
   /* Many at once: in the order of the keys, NULL for a miss. */
-  gg_a2g_store_cache_get_many_async (f->store, keys, G_N_ELEMENTS (keys), NULL, store_collect, f);
-  hits = gg_a2g_store_cache_get_many_finish (f->store, store_await (f), &error);
+  gg_a2g_store_cache_get_many_async (f->store, keys, G_N_ELEMENTS (keys), NULL, a2g_store_collect, f);
+  hits = gg_a2g_store_cache_get_many_finish (f->store, a2g_store_await (f), &error);
   g_assert_no_error (error);
   g_assert_cmpuint (hits->len, ==, 3);
   g_assert_cmpstr (((GgA2gCacheEntry *) hits->pdata[0])->action, ==, "flee");
   g_assert_null (hits->pdata[1]);
   g_assert_cmpstr (((GgA2gCacheEntry *) hits->pdata[2])->action, ==, "attack");
   g_clear_pointer (&hits, g_ptr_array_unref);
-  gg_a2g_store_cache_get_many_async (f->store, keys, 0, NULL, store_collect, f);
-  hits = gg_a2g_store_cache_get_many_finish (f->store, store_await (f), &error);
+  gg_a2g_store_cache_get_many_async (f->store, keys, 0, NULL, a2g_store_collect, f);
+  hits = gg_a2g_store_cache_get_many_finish (f->store, a2g_store_await (f), &error);
   g_assert_cmpuint (hits->len, ==, 0);
 
   /* Gone after the TTL. */
-  gg_test_spin (STORE_CACHE_TTL_S * 1000 + 200);
-  gg_a2g_store_cache_get_async (f->store, "game:aa", NULL, store_collect, f);
-  g_assert_null (gg_a2g_store_cache_get_finish (f->store, store_await (f), &error));
+  gg_test_spin (A2G_STORE_CACHE_TTL_S * 1000 + 200);
+  gg_a2g_store_cache_get_async (f->store, "game:aa", NULL, a2g_store_collect, f);
+  g_assert_null (gg_a2g_store_cache_get_finish (f->store, a2g_store_await (f), &error));
 }
 
 /* The game-wide entries of one manifest, oldest first, at most
  * cache-entries of them (the latest). */
 static void
-test_cache_list (StoreFixture  *f,
-                 gconstpointer  backend)
+test_cache_list (A2gStoreFixture *f,
+                 gconstpointer    backend)
 {
   g_autoptr(GPtrArray) entries = NULL;
   g_autoptr(GError) error = NULL;
 
-  if (store_fixture_skip (f))
+  if (a2g_store_fixture_skip (f))
     return;
-  for (guint i = 0; i < STORE_CACHE_ENTRIES + 2; i++)
+  for (guint i = 0; i < A2G_STORE_CACHE_ENTRIES + 2; i++)
     {
       g_autofree char *key = g_strdup_printf ("game:%02u", i);
       g_autoptr(GgA2gCacheEntry) entry = entry_new (f, key, "flee");
@@ -169,16 +169,16 @@ test_cache_list (StoreFixture  *f,
     put (f, own);
     put (f, miner);
   }
-  gg_a2g_store_cache_list_async (f->store, f->manifest->hash, NULL, store_collect, f);
-  entries = gg_a2g_store_cache_list_finish (f->store, store_await (f), &error);
+  gg_a2g_store_cache_list_async (f->store, f->manifest->hash, NULL, a2g_store_collect, f);
+  entries = gg_a2g_store_cache_list_finish (f->store, a2g_store_await (f), &error);
   g_assert_no_error (error);
   /* The process store's bound counts every entry (the miner's and the
    * session's too); Redis bounds each manifest's index. */
-  g_assert_cmpuint (entries->len, <=, STORE_CACHE_ENTRIES);
-  g_assert_cmpuint (entries->len, >=, STORE_CACHE_ENTRIES - 2);
+  g_assert_cmpuint (entries->len, <=, A2G_STORE_CACHE_ENTRIES);
+  g_assert_cmpuint (entries->len, >=, A2G_STORE_CACHE_ENTRIES - 2);
   for (guint i = 0; i < entries->len; i++)
     {
-      g_autofree char *key = g_strdup_printf ("game:%02u", STORE_CACHE_ENTRIES + 2 - entries->len + i);
+      g_autofree char *key = g_strdup_printf ("game:%02u", A2G_STORE_CACHE_ENTRIES + 2 - entries->len + i);
 
       g_assert_cmpstr (((GgA2gCacheEntry *) entries->pdata[i])->key, ==, key);
     }
@@ -186,8 +186,8 @@ test_cache_list (StoreFixture  *f,
 
 /* Listed in the order they were put (oldest first), whatever was read since. */
 static void
-test_cache_list_order (StoreFixture  *f,
-                       gconstpointer  backend)
+test_cache_list_order (A2gStoreFixture *f,
+                       gconstpointer    backend)
 {
   g_autoptr(GgA2gCacheEntry) first = entry_new (f, "game:first", "flee");
   g_autoptr(GgA2gCacheEntry) second = entry_new (f, "game:second", "attack");
@@ -195,16 +195,16 @@ test_cache_list_order (StoreFixture  *f,
   g_autoptr(GPtrArray) entries = NULL;
   g_autoptr(GError) error = NULL;
 
-  if (store_fixture_skip (f))
+  if (a2g_store_fixture_skip (f))
     return;
   put (f, first);
   gg_test_spin (5);
   put (f, second);
-  gg_a2g_store_cache_get_async (f->store, "game:first", NULL, store_collect, f);
-  hit = gg_a2g_store_cache_get_finish (f->store, store_await (f), &error);
+  gg_a2g_store_cache_get_async (f->store, "game:first", NULL, a2g_store_collect, f);
+  hit = gg_a2g_store_cache_get_finish (f->store, a2g_store_await (f), &error);
   g_assert_nonnull (hit);
-  gg_a2g_store_cache_list_async (f->store, f->manifest->hash, NULL, store_collect, f);
-  entries = gg_a2g_store_cache_list_finish (f->store, store_await (f), &error);
+  gg_a2g_store_cache_list_async (f->store, f->manifest->hash, NULL, a2g_store_collect, f);
+  entries = gg_a2g_store_cache_list_finish (f->store, a2g_store_await (f), &error);
   g_assert_no_error (error);
   g_assert_cmpuint (entries->len, ==, 2);
   g_assert_cmpstr (((GgA2gCacheEntry *) entries->pdata[0])->key, ==, "game:first");
@@ -214,17 +214,17 @@ test_cache_list_order (StoreFixture  *f,
 /* ---- limits and budgets ------------------------------------------------------ */
 
 static void
-test_rate_take (StoreFixture  *f,
-                gconstpointer  backend)
+test_rate_take (A2gStoreFixture *f,
+                gconstpointer    backend)
 {
   g_autoptr(GArray) waits = NULL;
   guint taken = 0;
 
-  if (store_fixture_skip (f))
+  if (a2g_store_fixture_skip (f))
     return;
   /* No rate: no limit. */
   for (guint i = 0; i < 5; i++)
-    gg_a2g_store_rate_take_async (f->store, "free", 0, 0, NULL, store_collect, f);
+    gg_a2g_store_rate_take_async (f->store, "free", 0, 0, NULL, a2g_store_collect, f);
   waits = await_ints (f, 5, gg_a2g_store_rate_take_finish);
   for (guint i = 0; i < waits->len; i++)
     g_assert_cmpint (g_array_index (waits, gint64, i), ==, 0);
@@ -233,7 +233,7 @@ test_rate_take (StoreFixture  *f,
   /* A burst of 3 (a slow refill) taken by 10 at once, on both replicas:
    * exactly 3, the others told how long until the next token. */
   for (guint i = 0; i < 10; i++)
-    gg_a2g_store_rate_take_async (i % 2 ? other_store (f) : f->store, "slow", 0.01, 3, NULL, store_collect, f);
+    gg_a2g_store_rate_take_async (i % 2 ? other_store (f) : f->store, "slow", 0.01, 3, NULL, a2g_store_collect, f);
   waits = await_ints (f, 10, gg_a2g_store_rate_take_finish);
   for (guint i = 0; i < waits->len; i++)
     {
@@ -246,8 +246,8 @@ test_rate_take (StoreFixture  *f,
   g_clear_pointer (&waits, g_array_unref);
 
   /* A refill of 10 a second: a token again within about 100 ms. */
-  gg_a2g_store_rate_take_async (f->store, "fast", 10, 1, NULL, store_collect, f);
-  gg_a2g_store_rate_take_async (f->store, "fast", 10, 1, NULL, store_collect, f);
+  gg_a2g_store_rate_take_async (f->store, "fast", 10, 1, NULL, a2g_store_collect, f);
+  gg_a2g_store_rate_take_async (f->store, "fast", 10, 1, NULL, a2g_store_collect, f);
   waits = await_ints (f, 2, gg_a2g_store_rate_take_finish);
   g_assert_cmpint (g_array_index (waits, gint64, 0), ==, 0);
   g_assert_cmpint (g_array_index (waits, gint64, 1), >, 0);
@@ -260,55 +260,55 @@ static const GgA2gBudgetLimit limits[] = {
 };
 
 static gint64
-reserve (StoreFixture *f,
-         gint64        amount)
+reserve (A2gStoreFixture *f,
+         gint64           amount)
 {
   g_autoptr(GError) error = NULL;
   gint64 id;
 
-  gg_a2g_store_budget_reserve_async (f->store, limits, G_N_ELEMENTS (limits), amount, NULL, store_collect, f);
-  id = gg_a2g_store_budget_reserve_finish (f->store, store_await (f), &error);
+  gg_a2g_store_budget_reserve_async (f->store, limits, G_N_ELEMENTS (limits), amount, NULL, a2g_store_collect, f);
+  id = gg_a2g_store_budget_reserve_finish (f->store, a2g_store_await (f), &error);
   g_assert_no_error (error);
   return id;
 }
 
 static gboolean
-settle (StoreFixture *f,
-        gint64        reservation,
-        gint64        used)
+settle (A2gStoreFixture *f,
+        gint64           reservation,
+        gint64           used)
 {
   g_autoptr(GError) error = NULL;
   gboolean ok;
 
-  gg_a2g_store_budget_settle_async (f->store, reservation, used, NULL, store_collect, f);
-  ok = gg_a2g_store_budget_settle_finish (f->store, store_await (f), &error);
+  gg_a2g_store_budget_settle_async (f->store, reservation, used, NULL, a2g_store_collect, f);
+  ok = gg_a2g_store_budget_settle_finish (f->store, a2g_store_await (f), &error);
   g_assert_no_error (error);
   return ok;
 }
 
 static char *
-budgets (StoreFixture *f,
-         const char   *prefix)
+budgets (A2gStoreFixture *f,
+         const char      *prefix)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonArray) list = NULL;
   g_autoptr(JsonNode) node = NULL;
 
-  gg_a2g_store_budget_list_async (f->store, prefix, NULL, store_collect, f);
-  list = gg_a2g_store_budget_list_finish (f->store, store_await (f), &error);
+  gg_a2g_store_budget_list_async (f->store, prefix, NULL, a2g_store_collect, f);
+  list = gg_a2g_store_budget_list_finish (f->store, a2g_store_await (f), &error);
   g_assert_no_error (error);
   node = json_node_init_array (json_node_alloc (), list);
   return gg_json_to_string (node);
 }
 
 static void
-test_budget (StoreFixture  *f,
-             gconstpointer  backend)
+test_budget (A2gStoreFixture *f,
+             gconstpointer    backend)
 {
   gint64 first, second;
   g_autofree char *list = NULL, *games = NULL;
 
-  if (store_fixture_skip (f))
+  if (a2g_store_fixture_skip (f))
     return;
   first = reserve (f, 60);
   g_assert_cmpint (first, >, 0);
@@ -333,32 +333,32 @@ test_budget (StoreFixture  *f,
 /* 20 reservations at once (both replicas) where 5 fit, then all settled at
  * once: exactly 5, and every settled token counted once. */
 static void
-test_budget_concurrent (StoreFixture  *f,
-                        gconstpointer  backend)
+test_budget_concurrent (A2gStoreFixture *f,
+                        gconstpointer    backend)
 {
   g_autoptr(GArray) ids = NULL;
   g_autoptr(GArray) settled = NULL;
   g_autofree char *list = NULL;
   guint granted = 0;
 
-  if (store_fixture_skip (f))
+  if (a2g_store_fixture_skip (f))
     return;
   for (guint i = 0; i < 20; i++)
     gg_a2g_store_budget_reserve_async (i % 2 ? other_store (f) : f->store, limits, G_N_ELEMENTS (limits), 20, NULL,
-                                       store_collect, f);
+                                       a2g_store_collect, f);
   ids = await_ints (f, 20, gg_a2g_store_budget_reserve_finish);
   for (guint i = 0; i < ids->len; i++)
     if (g_array_index (ids, gint64, i) > 0)
       {
         granted++;
         gg_a2g_store_budget_settle_async (granted % 2 ? other_store (f) : f->store, g_array_index (ids, gint64, i), 7,
-                                          NULL, store_collect, f);
+                                          NULL, a2g_store_collect, f);
       }
   g_assert_cmpuint (granted, ==, 5);
-  store_await_count (f, granted);
+  a2g_store_await_count (f, granted);
   for (guint i = 0; i < granted; i++)
     {
-      GAsyncResult *result = store_await (f);
+      GAsyncResult *result = a2g_store_await (f);
       g_autoptr(GObject) source = g_async_result_get_source_object (result);
 
       g_assert_true (gg_a2g_store_budget_settle_finish (GG_A2G_STORE (source), result, NULL));
@@ -387,68 +387,68 @@ record_new (const char *decision_id,
 }
 
 static gboolean
-put_records (StoreFixture *f,
-             const char   *client_id,
-             GPtrArray    *records)
+put_records (A2gStoreFixture *f,
+             const char      *client_id,
+             GPtrArray       *records)
 {
   g_autoptr(GError) error = NULL;
   gboolean ok;
 
-  gg_a2g_store_record_put_many_async (f->store, client_id, records, NULL, store_collect, f);
-  ok = gg_a2g_store_record_put_many_finish (f->store, store_await (f), &error);
+  gg_a2g_store_record_put_many_async (f->store, client_id, records, NULL, a2g_store_collect, f);
+  ok = gg_a2g_store_record_put_many_finish (f->store, a2g_store_await (f), &error);
   g_assert_no_error (error);
   return ok;
 }
 
 static GgA2gReportResult
-report (StoreFixture *f,
-        GgA2gStore   *store,
-        const char   *client_id,
-        const char   *decision_id,
-        const char   *entity)
+report (A2gStoreFixture *f,
+        GgA2gStore      *store,
+        const char      *client_id,
+        const char      *decision_id,
+        const char      *entity)
 {
   g_autoptr(GError) error = NULL;
   GgA2gReportResult result;
 
   gg_a2g_store_record_report_async (store, client_id, decision_id, entity, "success", TRUE, 0.5, NULL,
-                                    store_collect, f);
-  result = gg_a2g_store_record_report_finish (store, store_await (f), &error);
+                                    a2g_store_collect, f);
+  result = gg_a2g_store_record_report_finish (store, a2g_store_await (f), &error);
   g_assert_no_error (error);
   return result;
 }
 
 static GPtrArray *
-recent (StoreFixture *f,
-        const char   *entity,
-        guint         max)
+recent (A2gStoreFixture *f,
+        const char      *entity,
+        guint            max)
 {
   g_autoptr(GError) error = NULL;
   GPtrArray *records;
 
-  gg_a2g_store_record_recent_async (f->store, CLIENT, entity, max, NULL, store_collect, f);
-  records = gg_a2g_store_record_recent_finish (f->store, store_await (f), &error);
+  gg_a2g_store_record_recent_async (f->store, CLIENT, entity, max, NULL, a2g_store_collect, f);
+  records = gg_a2g_store_record_recent_finish (f->store, a2g_store_await (f), &error);
   g_assert_no_error (error);
   return records;
 }
 
 static void
-test_records (StoreFixture  *f,
-              gconstpointer  backend)
+test_records (A2gStoreFixture *f,
+              gconstpointer    backend)
 {
   g_autoptr(GPtrArray) records = g_ptr_array_new_with_free_func ((GDestroyNotify) gg_a2g_record_unref);
   g_autoptr(GPtrArray) found = NULL;
   g_autoptr(GgA2gSession) session = NULL, other = NULL;
   GgA2gRecord *latest;
 
-  if (store_fixture_skip (f))
+  if (a2g_store_fixture_skip (f))
     return;
   g_ptr_array_add (records, record_new ("d_1", "pirate-1", "attack"));
   g_ptr_array_add (records, record_new ("d_2", "pirate-2", "flee"));
   g_ptr_array_add (records, record_new ("d_3", "pirate-1", "flee"));
   /* No session: nothing kept. */
   g_assert_false (put_records (f, CLIENT, records));
-  session = store_open (f, f->store, CLIENT, f->manifest, 60);
-  other = store_open (f, f->store, OTHER_CLIENT, f->manifest, 60);
+  session = a2g_store_open (f, f->store, CLIENT, f->manifest, 60);
+  other = a2g_store_open (f, f->store, OTHER_CLIENT, f->manifest, 60);
   g_assert_true (put_records (f, CLIENT, records));
 
   found = recent (f, "pirate-1", 16);
@@ -484,17 +484,17 @@ test_records (StoreFixture  *f,
 /* Records go with their session: once it ended, its decisions are
  * unknown to every session (not another session's). */
 static void
-test_records_session_ended (StoreFixture  *f,
-                            gconstpointer  backend)
+test_records_session_ended (A2gStoreFixture *f,
+                            gconstpointer    backend)
 {
   g_autoptr(GPtrArray) records = g_ptr_array_new_with_free_func ((GDestroyNotify) gg_a2g_record_unref);
   g_autoptr(GPtrArray) found = NULL;
   g_autoptr(GgA2gSession) ending = NULL, other = NULL;
 
-  if (store_fixture_skip (f))
+  if (a2g_store_fixture_skip (f))
     return;
-  ending = store_open (f, f->store, CLIENT, f->manifest, 1);
-  other = store_open (f, f->store, OTHER_CLIENT, f->manifest, 60);
+  ending = a2g_store_open (f, f->store, CLIENT, f->manifest, 1);
+  other = a2g_store_open (f, f->store, OTHER_CLIENT, f->manifest, 60);
   g_ptr_array_add (records, record_new ("d_1", "pirate-1", "attack"));
   g_assert_true (put_records (f, CLIENT, records));
   g_assert_cmpint (report (f, f->store, OTHER_CLIENT, "d_1", "pirate-1"), ==, GG_A2G_REPORT_OTHER_SESSION);
@@ -507,16 +507,16 @@ test_records_session_ended (StoreFixture  *f,
 
 /* The latest GG_A2G_STORE_RECENT_PER_ENTITY decisions of an entity are found. */
 static void
-test_records_recent_bound (StoreFixture  *f,
-                           gconstpointer  backend)
+test_records_recent_bound (A2gStoreFixture *f,
+                           gconstpointer    backend)
 {
   g_autoptr(GPtrArray) records = g_ptr_array_new_with_free_func ((GDestroyNotify) gg_a2g_record_unref);
   g_autoptr(GPtrArray) found = NULL;
   g_autoptr(GgA2gSession) session = NULL;
 
-  if (store_fixture_skip (f))
+  if (a2g_store_fixture_skip (f))
     return;
-  session = store_open (f, f->store, CLIENT, f->manifest, 60);
+  session = a2g_store_open (f, f->store, CLIENT, f->manifest, 60);
   for (guint i = 0; i < GG_A2G_STORE_RECENT_PER_ENTITY + 4; i++)
     {
       g_autofree char *id = g_strdup_printf ("d_%02u", i);
@@ -532,25 +532,25 @@ test_records_recent_bound (StoreFixture  *f,
 
 /* The same decision reported by many at once: accepted exactly once. */
 static void
-test_records_concurrent_report (StoreFixture  *f,
-                                gconstpointer  backend)
+test_records_concurrent_report (A2gStoreFixture *f,
+                                gconstpointer    backend)
 {
   g_autoptr(GPtrArray) records = g_ptr_array_new_with_free_func ((GDestroyNotify) gg_a2g_record_unref);
   g_autoptr(GgA2gSession) session = NULL;
   guint accepted = 0;
 
-  if (store_fixture_skip (f))
+  if (a2g_store_fixture_skip (f))
     return;
-  session = store_open (f, f->store, CLIENT, f->manifest, 60);
+  session = a2g_store_open (f, f->store, CLIENT, f->manifest, 60);
   g_ptr_array_add (records, record_new ("d_1", "pirate-1", "attack"));
   g_assert_true (put_records (f, CLIENT, records));
   for (guint i = 0; i < 10; i++)
     gg_a2g_store_record_report_async (i % 2 ? other_store (f) : f->store, CLIENT, "d_1", "pirate-1", "won", FALSE,
-                                      0, NULL, store_collect, f);
-  store_await_count (f, 10);
+                                      0, NULL, a2g_store_collect, f);
+  a2g_store_await_count (f, 10);
   for (guint i = 0; i < 10; i++)
     {
-      GAsyncResult *result = store_await (f);
+      GAsyncResult *result = a2g_store_await (f);
       g_autoptr(GObject) source = g_async_result_get_source_object (result);
       GgA2gReportResult outcome = gg_a2g_store_record_report_finish (GG_A2G_STORE (source), result, NULL);
 
@@ -562,17 +562,17 @@ test_records_concurrent_report (StoreFixture  *f,
 
 /* Claims are awaited apart: a waiting one completes with another operation. */
 static void
-claim_replay (StoreFixture *f,
-              GgA2gStore   *store,
-              const char   *request_id)
+claim_replay (A2gStoreFixture *f,
+              GgA2gStore      *store,
+              const char      *request_id)
 {
-  gg_a2g_store_replay_claim_async (store, CLIENT, request_id, 60, NULL, store_collect_apart, f);
+  gg_a2g_store_replay_claim_async (store, CLIENT, request_id, 60, NULL, a2g_store_collect_apart, f);
 }
 
 static GBytes *
-claimed (StoreFixture *f)
+claimed (A2gStoreFixture *f)
 {
-  GAsyncResult *result = store_await_apart (f);
+  GAsyncResult *result = a2g_store_await_apart (f);
   g_autoptr(GObject) source = g_async_result_get_source_object (result);
   g_autoptr(GError) error = NULL;
   GBytes *answer = gg_a2g_store_replay_claim_finish (GG_A2G_STORE (source), result, &error);
@@ -582,15 +582,15 @@ claimed (StoreFixture *f)
 }
 
 static gboolean
-finish_replay (StoreFixture *f,
-               const char   *request_id,
-               GBytes       *answer)
+finish_replay (A2gStoreFixture *f,
+               const char      *request_id,
+               GBytes          *answer)
 {
   g_autoptr(GError) error = NULL;
   gboolean ok;
 
-  gg_a2g_store_replay_finish_async (f->store, CLIENT, request_id, answer, NULL, store_collect, f);
-  ok = gg_a2g_store_replay_finish_finish (f->store, store_await (f), &error);
+  gg_a2g_store_replay_finish_async (f->store, CLIENT, request_id, answer, NULL, a2g_store_collect, f);
+  ok = gg_a2g_store_replay_finish_finish (f->store, a2g_store_await (f), &error);
   g_assert_no_error (error);
   return ok;
 }
@@ -598,16 +598,16 @@ finish_replay (StoreFixture *f,
 /* The first claim owns a request_id; claims meanwhile (any replica) wait
  * and get its answer; later ones get it at once. */
 static void
-test_replays (StoreFixture  *f,
-              gconstpointer  backend)
+test_replays (A2gStoreFixture *f,
+              gconstpointer    backend)
 {
   g_autoptr(GBytes) answer = g_bytes_new_static ("{\"decisions\":[]}", 16);
   g_autoptr(GgA2gSession) session = NULL;
   g_autoptr(GBytes) first = NULL;
 
-  if (store_fixture_skip (f))
+  if (a2g_store_fixture_skip (f))
     return;
-  session = store_open (f, f->store, CLIENT, f->manifest, 60);
+  session = a2g_store_open (f, f->store, CLIENT, f->manifest, 60);
   claim_replay (f, f->store, "r-1");
   first = claimed (f);
   g_assert_null (first);
@@ -630,16 +630,16 @@ test_replays (StoreFixture  *f,
 
 /* A claim given up: the first waiter owns the request_id then. */
 static void
-test_replays_given_up (StoreFixture  *f,
-                       gconstpointer  backend)
+test_replays_given_up (A2gStoreFixture *f,
+                       gconstpointer    backend)
 {
   g_autoptr(GBytes) answer = g_bytes_new_static ("{}", 2);
   g_autoptr(GgA2gSession) session = NULL;
   g_autoptr(GBytes) owner = NULL, waiter = NULL, third = NULL;
 
-  if (store_fixture_skip (f))
+  if (a2g_store_fixture_skip (f))
     return;
-  session = store_open (f, f->store, CLIENT, f->manifest, 60);
+  session = a2g_store_open (f, f->store, CLIENT, f->manifest, 60);
   claim_replay (f, f->store, "r-1");
   owner = claimed (f);
   g_assert_null (owner);
@@ -658,13 +658,13 @@ test_replays_given_up (StoreFixture  *f,
 /* Replays live in their session: outside a live one a claim owns the
  * request_id and nothing is kept (every claim owns it, none waits). */
 static void
-test_replays_no_session (StoreFixture  *f,
-                         gconstpointer  backend)
+test_replays_no_session (A2gStoreFixture *f,
+                         gconstpointer    backend)
 {
   g_autoptr(GBytes) answer = g_bytes_new_static ("{}", 2);
   g_autoptr(GBytes) first = NULL, second = NULL;
 
-  if (store_fixture_skip (f))
+  if (a2g_store_fixture_skip (f))
     return;
   claim_replay (f, f->store, "r-1");
   first = claimed (f);
@@ -699,51 +699,51 @@ telemetry_new (const char *entity,
 }
 
 static gint64
-put_telemetry (StoreFixture *f,
-               const char   *client_id,
-               GPtrArray    *entries,
-               guint         max_tracked)
+put_telemetry (A2gStoreFixture *f,
+               const char      *client_id,
+               GPtrArray       *entries,
+               guint            max_tracked)
 {
   g_autoptr(GError) error = NULL;
   gint64 kept;
 
-  gg_a2g_store_telemetry_put_async (f->store, client_id, entries, max_tracked, NULL, store_collect, f);
-  kept = gg_a2g_store_telemetry_put_finish (f->store, store_await (f), &error);
+  gg_a2g_store_telemetry_put_async (f->store, client_id, entries, max_tracked, NULL, a2g_store_collect, f);
+  kept = gg_a2g_store_telemetry_put_finish (f->store, a2g_store_await (f), &error);
   g_assert_no_error (error);
   return kept;
 }
 
 static char *
-situation (StoreFixture *f,
-           GgA2gStore   *store,
-           const char   *entity)
+situation (A2gStoreFixture *f,
+           GgA2gStore      *store,
+           const char      *entity)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) object = NULL;
 
-  gg_a2g_store_telemetry_situation_async (store, CLIENT, entity, 100, NULL, store_collect, f);
-  object = gg_a2g_store_telemetry_situation_finish (store, store_await (f), &error);
+  gg_a2g_store_telemetry_situation_async (store, CLIENT, entity, 100, NULL, a2g_store_collect, f);
+  object = gg_a2g_store_telemetry_situation_finish (store, a2g_store_await (f), &error);
   g_assert_no_error (error);
   return object != NULL ? gg_json_object_to_string (object) : NULL;
 }
 
 static void
-test_telemetry (StoreFixture  *f,
-                gconstpointer  backend)
+test_telemetry (A2gStoreFixture *f,
+                gconstpointer    backend)
 {
   g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func ((GDestroyNotify) gg_a2g_telemetry_free);
   g_autoptr(GPtrArray) more = g_ptr_array_new_with_free_func ((GDestroyNotify) gg_a2g_telemetry_free);
   g_autoptr(GgA2gSession) session = NULL;
   g_autofree char *none = NULL, *seen = NULL;
 
-  if (store_fixture_skip (f))
+  if (a2g_store_fixture_skip (f))
     return;
   g_ptr_array_add (entries, telemetry_new ("pirate-1", "pirate", "raiders", 0, 0));
   g_ptr_array_add (entries, telemetry_new ("pirate-2", "pirate", "raiders", 30, 40));
   g_ptr_array_add (entries, telemetry_new ("freighter-1", "freighter", NULL, 300, 0));
   /* No session: nothing kept, no situation. */
   g_assert_cmpint (put_telemetry (f, CLIENT, entries, 16), ==, 0);
-  session = store_open (f, f->store, CLIENT, f->manifest, 60);
+  session = a2g_store_open (f, f->store, CLIENT, f->manifest, 60);
   none = situation (f, f->store, "pirate-1");
   g_assert_null (none);
   /* Past max_tracked, new entities are not kept; known ones are updated. */
@@ -759,7 +759,7 @@ test_telemetry (StoreFixture  *f,
 /* ---- counters ---------------------------------------------------------------- */
 
 static char *
-add_counters (StoreFixture       *f,
+add_counters (A2gStoreFixture    *f,
               GgA2gStore         *store,
               const GgA2gCounter *deltas,
               guint               n)
@@ -767,15 +767,15 @@ add_counters (StoreFixture       *f,
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) totals = NULL;
 
-  gg_a2g_store_counters_add_async (store, deltas, n, NULL, store_collect, f);
-  totals = gg_a2g_store_counters_add_finish (store, store_await (f), &error);
+  gg_a2g_store_counters_add_async (store, deltas, n, NULL, a2g_store_collect, f);
+  totals = gg_a2g_store_counters_add_finish (store, a2g_store_await (f), &error);
   g_assert_no_error (error);
   return gg_json_object_to_string (totals);
 }
 
 static void
-test_counters (StoreFixture  *f,
-               gconstpointer  backend)
+test_counters (A2gStoreFixture *f,
+               gconstpointer    backend)
 {
   const GgA2gCounter first[] = { { "decisions.model", 3 }, { "tokens.input", 120 } };
   const GgA2gCounter second[] = { { "decisions.model", 2 }, { "fallbacks.busy", 1 } };
@@ -783,7 +783,7 @@ test_counters (StoreFixture  *f,
   g_autoptr(JsonNode) node = NULL, first_node = NULL;
   JsonObject *totals;
 
-  if (store_fixture_skip (f))
+  if (a2g_store_fixture_skip (f))
     return;
   none = add_counters (f, f->store, NULL, 0);
   a2g_assert_json (none, "{}");
@@ -804,24 +804,24 @@ test_counters (StoreFixture  *f,
   g_assert_cmpint (json_object_get_int_member (totals, "fallbacks.busy"), ==, 1);
 }
 
-/** store_add_state_tests: adds this file's rules for both backends */
+/** a2g_store_add_state_tests: adds this file's rules for both backends */
 void
-store_add_state_tests (void)
+a2g_store_add_state_tests (void)
 {
-  store_add_tests ("cache/get", test_cache_get);
-  store_add_tests ("cache/list", test_cache_list);
-  store_add_tests ("cache/list-order", test_cache_list_order);
-  store_add_tests ("limits/rate-take", test_rate_take);
-  store_add_tests ("limits/budget", test_budget);
-  store_add_tests ("limits/budget-concurrent", test_budget_concurrent);
-  store_add_tests ("records/put-report-recent", test_records);
-  store_add_tests ("records/session-ended", test_records_session_ended);
-  store_add_tests ("records/recent-bound", test_records_recent_bound);
-  store_add_tests ("records/concurrent-report", test_records_concurrent_report);
-  store_add_tests ("replays/claim-wait-finish", test_replays);
-  store_add_tests ("replays/given-up", test_replays_given_up);
-  store_add_tests ("replays/no-session", test_replays_no_session);
-  store_add_tests ("telemetry/put-situation", test_telemetry);
-  store_add_tests ("counters/add", test_counters);
+  a2g_store_add_tests ("cache/get", test_cache_get);
+  a2g_store_add_tests ("cache/list", test_cache_list);
+  a2g_store_add_tests ("cache/list-order", test_cache_list_order);
+  a2g_store_add_tests ("limits/rate-take", test_rate_take);
+  a2g_store_add_tests ("limits/budget", test_budget);
+  a2g_store_add_tests ("limits/budget-concurrent", test_budget_concurrent);
+  a2g_store_add_tests ("records/put-report-recent", test_records);
+  a2g_store_add_tests ("records/session-ended", test_records_session_ended);
+  a2g_store_add_tests ("records/recent-bound", test_records_recent_bound);
+  a2g_store_add_tests ("records/concurrent-report", test_records_concurrent_report);
+  a2g_store_add_tests ("replays/claim-wait-finish", test_replays);
+  a2g_store_add_tests ("replays/given-up", test_replays_given_up);
+  a2g_store_add_tests ("replays/no-session", test_replays_no_session);
+  a2g_store_add_tests ("telemetry/put-situation", test_telemetry);
+  a2g_store_add_tests ("counters/add", test_counters);
 }
 
