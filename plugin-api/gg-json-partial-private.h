@@ -1,11 +1,11 @@
 /* gg-json-partial-private.h: reading JSON that is still being generated.
- * Not API, not exported (tests compile gg-json-partial.c in).
+ * Not API, not exported (its test and fuzz target link libgamegate-internal).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
 
-/* Through the umbrella header: tests compile this file outside the library. */
+/* Through the umbrella header: its test includes it from outside the library. */
 #include "gamegate.h"
 
 G_BEGIN_DECLS

@@ -7,7 +7,6 @@
 
 #include <string.h>
 
-#include "gg-test-util.h"
 #include "gg-json-partial-private.h"
 
 /* The compact form of what @length bytes of @text show, or NULL. */
