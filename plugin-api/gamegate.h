@@ -19,7 +19,7 @@
 #include "gg-model.h"
 #include "gg-plugin.h"
 #include "gg-schema.h"
+#include "gg-secure.h"
 #include "gg-target.h"
-#include "gg-token.h"
 #include "gg-tool-invocation.h"
 #undef GAMEGATE_INSIDE

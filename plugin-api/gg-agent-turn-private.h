@@ -125,7 +125,7 @@ void      _gg_agent_clear_source       (GSource **source);
 void      _gg_agent_turn_add_entry     (GgAgentTurn *self,
                                         JsonObject  *entry);
 
-/* gg-entry-sizes.c */
+/* gg-agent-entry-sizes.c */
 void      _gg_agent_entry_sizes        (GObject   *owner,
                                         GPtrArray *entries,
                                         GArray    *sizes);

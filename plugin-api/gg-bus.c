@@ -11,7 +11,7 @@
 #include "gg-bus-private.h"
 #include "gg-bus-observer-private.h"
 #include "gg-model-private.h"
-#include "gg-unavailable-model-private.h"
+#include "gg-model-unavailable-private.h"
 
 typedef struct {
   GgModelFactory factory;

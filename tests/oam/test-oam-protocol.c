@@ -106,7 +106,7 @@ test_model_unavailable_turn (void)
   line = oam_recv (client);
   g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
   /* The interim unavailable model raises its error in a look-alike domain
-   * (FIXME(merge) in plugin-api/gg-unavailable-model.c), which the agent
+   * (FIXME(merge) in plugin-api/gg-model-unavailable.c), which the agent
    * turn reports as generation_failed until it uses gg_model_error_new(). */
   if (g_str_has_prefix (line, "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32012,"))
     {

@@ -1,4 +1,4 @@
-/* gg-token.h: secrets: random tokens from the kernel and comparisons that
+/* gg-secure.h: secrets: random tokens from the kernel and comparisons that
  * take the same time whatever they find.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later

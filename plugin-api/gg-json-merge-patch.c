@@ -1,4 +1,4 @@
-/* gg-merge-patch.c: RFC 7386 JSON Merge Patch.
+/* gg-json-merge-patch.c: RFC 7386 JSON Merge Patch.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

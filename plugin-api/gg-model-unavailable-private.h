@@ -1,4 +1,4 @@
-/* gg-unavailable-model-private.h: what "system" is when no model is
+/* gg-model-unavailable-private.h: what "system" is when no model is
  * configured: sessions can be created, every step fails with
  * model_unavailable. Not API.
  *

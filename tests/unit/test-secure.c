@@ -1,4 +1,4 @@
-/* test-token.c: secure random tokens and constant-time comparison.
+/* test-secure.c: secure random tokens and constant-time comparison.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,4 @@
-/* gg-entry-sizes.c: the compact JSON sizes of a model's transcript entries,
+/* gg-agent-entry-sizes.c: the compact JSON sizes of a model's transcript entries,
  * remembered from one turn to the next.
  *
  * A session hands every turn its whole history, and trimming needs the size

@@ -1,4 +1,4 @@
-/* gg-token.c: random tokens from the kernel and constant-time comparison.
+/* gg-secure.c: random tokens from the kernel and constant-time comparison.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -10,7 +10,7 @@
 
 #include <gio/gio.h>
 
-#include "gg-token.h"
+#include "gg-secure.h"
 
 /**
  * gg_secure_random:

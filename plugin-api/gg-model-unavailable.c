@@ -1,10 +1,10 @@
-/* gg-unavailable-model.c: the stand-in for a model that cannot run.
+/* gg-model-unavailable.c: the stand-in for a model that cannot run.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
 
-#include "gg-unavailable-model-private.h"
+#include "gg-model-unavailable-private.h"
 
 struct _GgUnavailableModel {
   GObject parent_instance;
