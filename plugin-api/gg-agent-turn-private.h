@@ -1,6 +1,7 @@
 /* gg-agent-turn-private.h: the state of one agent turn, shared by
- * gg-agent-turn.c (object, API, completion) and gg-agent-step.c (model
- * steps, trimming, tool rounds). Not API, not exported.
+ * gg-agent-turn.c (object, API, completion), gg-agent-output.c (its
+ * events) and gg-agent-step.c (model steps, trimming, tool rounds). Not
+ * API, not exported.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -105,16 +106,23 @@ struct _GgAgentTurn {
   gboolean respond_directly;
 };
 
-/* gg-agent-turn.c */
+/* gg-agent-output.c */
 void      _gg_agent_turn_emit          (GgAgentTurn *self,
                                         JsonObject  *event);
+void      _gg_agent_turn_emit_text     (GgAgentTurn *self,
+                                        const char  *delta,
+                                        gboolean     is_reset);
+void      _gg_agent_turn_emit_partial  (GgAgentTurn *self,
+                                        JsonNode    *value);
+void      _gg_agent_turn_on_delta      (const char *delta,
+                                        gboolean    is_reset,
+                                        gpointer    user_data);
+
+/* gg-agent-turn.c */
 void      _gg_agent_turn_fail          (GgAgentTurn *self,
                                         GError      *error);
 void      _gg_agent_turn_answer        (GgAgentTurn  *self,
                                         GgModelReply *reply);
-void      _gg_agent_turn_on_delta      (const char *delta,
-                                        gboolean    is_reset,
-                                        gpointer    user_data);
 gsize     _gg_agent_entry_bytes        (JsonObject *entry);
 GSource  *_gg_agent_turn_attach        (GgAgentTurn    *self,
                                         GSource        *source,

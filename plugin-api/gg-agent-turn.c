@@ -1,6 +1,7 @@
 /* gg-agent-turn.c: the tool-calling loop every front end shares: the
  * object, its policy, starting a turn, the answer and the outcome. The
- * model steps and tool rounds are in gg-agent-step.c.
+ * model steps and tool rounds are in gg-agent-step.c, what a turn shows
+ * while it runs (its text and partial events) in gg-agent-output.c.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -12,7 +13,6 @@
 #include "gg-agent-turn.h"
 #include "gg-agent-turn-private.h"
 #include "gg-json.h"
-#include "gg-json-partial-private.h"
 #include "gg-model-private.h"
 #include "gg-tool-invocation-private.h"
 
@@ -398,105 +398,7 @@ gg_agent_turn_set_streaming (GgAgentTurn *self,
   self->stream = !!stream;
 }
 
-/* ---- events ------------------------------------------------------------ */
-
-/* Takes @event. Nothing is reported once the outcome is decided. */
-void
-_gg_agent_turn_emit (GgAgentTurn *self,
-                     JsonObject  *event)
-{
-  if (self->state == TURN_RUNNING && self->event_func != NULL)
-    self->event_func (event, self->event_data);
-  json_object_unref (event);
-}
-
-static void
-emit_text (GgAgentTurn *self,
-           const char  *delta,
-           gboolean     is_reset)
-{
-  JsonObject *event;
-
-  if (is_reset)
-    g_string_assign (self->shown, delta);
-  else
-    g_string_append (self->shown, delta);
-
-  event = json_object_new ();
-  json_object_set_string_member (event, "type", "text");
-  json_object_set_string_member (event, "delta", delta);
-  json_object_set_string_member (event, "text", self->shown->str);
-  json_object_set_boolean_member (event, "isReset", is_reset);
-  _gg_agent_turn_emit (self, event);
-}
-
-/* Emits `partial` {value} when @value (taken) differs from the last one. */
-static void
-emit_partial (GgAgentTurn *self,
-              JsonNode    *value)
-{
-  JsonObject *event;
-
-  if (self->partial != NULL && gg_json_equal (self->partial, value))
-    {
-      json_node_unref (value);
-      return;
-    }
-  g_clear_pointer (&self->partial, json_node_unref);
-  self->partial = value;
-  event = json_object_new ();
-  json_object_set_string_member (event, "type", "partial");
-  json_object_set_member (event, "value", json_node_ref (value));
-  _gg_agent_turn_emit (self, event);
-}
-
-/* Past this much JSON text, re-reading it for every delta would cost more
- * than the partial values are worth; the final value still arrives. */
-#define PARTIAL_TEXT_LIMIT (256 * 1024)
-
-/* A schema turn's delta: JSON text, shown as the value it holds so far. */
-static void
-on_schema_delta (GgAgentTurn *self,
-                 const char  *delta,
-                 gboolean     is_reset)
-{
-  JsonNode *value;
-
-  if (is_reset || !self->step_streamed)
-    g_string_truncate (self->partial_text, 0);
-  self->step_streamed = TRUE;
-  if (self->partial_text->len > PARTIAL_TEXT_LIMIT)
-    return;
-  g_string_append (self->partial_text, delta);
-  value = _gg_json_partial_parse (self->partial_text->str, self->partial_text->len,
-                                  GG_JSON_DEFAULT_MAX_DEPTH);
-  if (value != NULL)
-    emit_partial (self, value);
-}
-
-/* A delta from the model. The first delta of a step replaces text shown by
- * an earlier step or attempt, so the events always add up to the answer. */
-void
-_gg_agent_turn_on_delta (const char *delta,
-                         gboolean    is_reset,
-                         gpointer    user_data)
-{
-  GgAgentTurn *self = user_data;
-
-  if (self->state != TURN_RUNNING || delta == NULL)
-    return;
-  if (self->output_schema != NULL)
-    {
-      on_schema_delta (self, delta, is_reset);
-      return;
-    }
-  if (!self->step_streamed && self->shown->len > 0)
-    is_reset = TRUE;
-  self->step_streamed = TRUE;
-  if (!is_reset && *delta == '\0')
-    return;
-  emit_text (self, delta, is_reset);
-}
+/* ---- the transcript ----------------------------------------------------- */
 
 void
 _gg_agent_turn_add_entry (GgAgentTurn *self,
@@ -661,15 +563,15 @@ _gg_agent_turn_answer (GgAgentTurn  *self,
   /* Schema turns end their `partial` events with the answer; text events
    * add up to it, whatever the model streamed. */
   if (structured != NULL)
-    emit_partial (self, json_node_ref (structured));
+    _gg_agent_turn_emit_partial (self, json_node_ref (structured));
   else if (g_strcmp0 (self->shown->str, text) != 0)
     {
       if (self->shown->len == 0)
-        emit_text (self, text, FALSE);
+        _gg_agent_turn_emit_text (self, text, FALSE);
       else if (self->step_streamed && g_str_has_prefix (text, self->shown->str))
-        emit_text (self, text + self->shown->len, FALSE);
+        _gg_agent_turn_emit_text (self, text + self->shown->len, FALSE);
       else
-        emit_text (self, text, TRUE);
+        _gg_agent_turn_emit_text (self, text, TRUE);
     }
   if (self->state != TURN_RUNNING)
     return;
