@@ -49,7 +49,7 @@ struct _GgA2gProcessStore {
   /* limits and budgets */
   GHashTable *buckets;     /* name -> its bucket (gg-a2g-process-limits.c) */
   GHashTable *budgets;     /* scope -> its budget */
-  GHashTable *reservations;/* id -> its reservation */
+  GHashTable *reservations; /* id -> its reservation */
   gint64 next_reservation;
   /* counters */
   GHashTable *counters;    /* name -> gint64*: /v1/usage's, this process's */
