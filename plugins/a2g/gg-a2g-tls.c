@@ -9,11 +9,25 @@
  * negotiated TLS 1.2 or later, and only then handed to the SoupServer,
  * which never reads a byte of an older connection.
  *
+ * Keep-alive: libsoup keeps a connection open after an answer only while
+ * its server has a listener (request_finished() in soup-server.c reads a
+ * server without one as shutting down, and closes every connection after
+ * its first answer: for TLS a close_notify right after the response, with
+ * no `Connection: close` on it). The SoupServer therefore also listens on
+ * a Unix socket that nobody can reach (bound in a private directory, the
+ * path removed at once); soup_server_disconnect() closes it with the rest,
+ * and keep-alive then ends as it does over plain HTTP.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
 
 #include "gg-a2g-tls.h"
+
+#include <gio/gunixsocketaddress.h>
+#include <glib/gstdio.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 
 #define HANDSHAKE_TIMEOUT_S 10
 
@@ -62,6 +76,8 @@ on_handshake (GObject      *source,
       return;
     }
   g_socket_set_timeout (socket, 0);
+  g_debug ("a2g: TLS connection accepted (TLS 1.%d)",
+           g_tls_connection_get_protocol_version (G_TLS_CONNECTION (source)) == G_TLS_PROTOCOL_VERSION_TLS_1_3 ? 3 : 2);
   local = g_socket_get_local_address (socket, NULL);
   remote = g_socket_get_remote_address (socket, NULL);
   if (local == NULL || remote == NULL ||
@@ -88,6 +104,13 @@ on_incoming (GSocketService    *service,
       g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
       return TRUE;
     }
+  /* As libsoup does for the connections it accepts itself: an answer's
+   * headers and body go out as they are written, not held back by Nagle
+   * for the client's delayed ACK. */
+  g_socket_set_option (g_socket_connection_get_socket (connection), IPPROTO_TCP, TCP_NODELAY, TRUE, NULL);
+  /* As libsoup's own HTTPS listener: HTTP frames its messages itself, a
+   * client closing without close_notify loses nothing. */
+  g_tls_connection_set_require_close_notify (G_TLS_CONNECTION (tls), FALSE);
   g_socket_set_timeout (g_socket_connection_get_socket (connection), HANDSHAKE_TIMEOUT_S);
   handshake = g_new0 (Handshake, 1);
   handshake->soup = g_object_ref (listener->soup);
@@ -98,9 +121,32 @@ on_incoming (GSocketService    *service,
   return TRUE;
 }
 
+/* A listening socket nobody can connect to: its path is gone. */
+static GSocket *
+unreachable_listener_new (GError **error)
+{
+  g_autofree char *dir = g_dir_make_tmp ("gamegate-a2g-XXXXXX", error);
+  g_autofree char *path = NULL;
+  g_autoptr(GSocket) socket = NULL;
+  g_autoptr(GSocketAddress) address = NULL;
+  gboolean listening;
+
+  if (dir == NULL)
+    return NULL;
+  path = g_build_filename (dir, "keep-alive", NULL);
+  address = g_unix_socket_address_new (path);
+  socket = g_socket_new (G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, error);
+  listening = socket != NULL && g_socket_bind (socket, address, FALSE, error) && g_socket_listen (socket, error);
+  g_unlink (path);
+  g_rmdir (dir);
+  return listening ? g_steal_pointer (&socket) : NULL;
+}
+
 /**
  * gg_a2g_tls_listener_new:
- * @soup: the server that serves the connections (borrowed: outlives the listener)
+ * @soup: the server that serves the connections (borrowed: outlives the
+ *   listener); it is given a listener of its own that nobody can reach
+ *   (see the top of this file)
  * @certificate: the certificate with its key
  * @address: where to listen (port 0: any)
  * @error: where to report failure
@@ -115,6 +161,7 @@ gg_a2g_tls_listener_new (SoupServer       *soup,
 {
   GgA2gTlsListener *listener = g_new0 (GgA2gTlsListener, 1);
   g_autoptr(GSocketAddress) effective = NULL;
+  g_autoptr(GSocket) keep_alive = NULL;
 
   listener->service = g_socket_service_new ();
   listener->soup = soup;
@@ -123,6 +170,13 @@ gg_a2g_tls_listener_new (SoupServer       *soup,
   if (!g_socket_listener_add_address (G_SOCKET_LISTENER (listener->service), address, G_SOCKET_TYPE_STREAM,
                                       G_SOCKET_PROTOCOL_TCP, NULL, &effective, error))
     {
+      gg_a2g_tls_listener_free (listener);
+      return NULL;
+    }
+  keep_alive = unreachable_listener_new (error);
+  if (keep_alive == NULL || !soup_server_listen_socket (soup, keep_alive, 0, error))
+    {
+      g_prefix_error (error, "Cannot keep TLS connections alive: ");
       gg_a2g_tls_listener_free (listener);
       return NULL;
     }
