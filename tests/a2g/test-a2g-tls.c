@@ -2,13 +2,18 @@
  * tls-certificate and tls-key, a self-signed certificate made at test time
  * with openssl) against the real `gamegate a2g`:
  *
- *   - openssl s_client: TLS 1.2 and 1.3 served; TLS 1.0 and 1.1 closed
- *     unread; plain HTTP on the TLS port gets no HTTP answer;
+ *   - openssl s_client: TLS 1.2 and 1.3 served; TLS 1.0 and 1.1 fail in
+ *     the handshake with a protocol_version alert; plain HTTP on the TLS
+ *     port gets no HTTP answer;
  *   - keep-alive with GIO's TLS client (GnuTLS): a session and 299
  *     decisions on one connection, every answer exact, no
  *     `Connection: close`, one handshake in the service's log
  *     (test-tls-keepalive.py has the same for Python's http.client over
  *     OpenSSL, 1,000 requests);
+ *   - hostile first bytes on a raw socket: a ClientHello that comes in
+ *     pieces, a broken one (decode_error), one offering TLS 1.1 only
+ *     (protocol_version), each alert exactly; 50 connections that never
+ *     say anything do not keep others from being served;
  *   - certificate and key files that do not go together.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -20,11 +25,15 @@
 #include "a2g-test-util.h"
 
 #define CLIENT "c_5f1c9a27e04b7d13"
+#define SEEDS A2G_CLIENT_HELLO_SEEDS
 #define MODEL "model={\"type\":\"scripted\",\"fallback\":{\"json\":{\"reason\":\"Outgunned.\",\"action\":\"run\"," \
               "\"confidence\":61}}}\nsession-rate=100000\nsession-burst=100000\ngame-rate=100000\n" \
               "game-burst=100000\nsession-token-budget=0\ngame-token-budget=0\n"
 
 #define ACCEPTED "a2g: TLS connection accepted (TLS 1.3)"
+
+static const char protocol_version_alert[] = { 21, 3, 1, 0, 2, 2, 70 };
+static const char decode_error_alert[] = { 21, 3, 1, 0, 2, 2, 50 };
 
 /* ---- openssl s_client ------------------------------------------------------ */
 
@@ -85,8 +94,12 @@ test_versions (void)
           g_assert_nonnull (strstr (result.out, "\r\n\r\n{\"a2g\":\"0.1\",\"ok\":true}"));
         }
       else
-        /* Closed unread. */
-        g_assert_cmpstr (result.out, ==, "");
+        {
+          /* Refused in the handshake, with the alert a scanner looks for. */
+          g_assert_cmpstr (result.out, ==, "");
+          g_assert_nonnull (strstr (result.err, "alert protocol version"));
+          g_assert_nonnull (strstr (result.err, "SSL alert number 70"));
+        }
       g_free (result.out);
       g_free (result.err);
     }
@@ -255,6 +268,148 @@ test_keep_alive (void)
   a2g_pem_free (pem);
 }
 
+/* ---- hostile first bytes ---------------------------------------------------- */
+
+static GSocketConnection *
+raw_connect (guint port)
+{
+  g_autoptr(GSocketClient) sockets = g_socket_client_new ();
+  g_autoptr(GError) error = NULL;
+  GSocketConnection *connection = g_socket_client_connect_to_host (sockets, "127.0.0.1", (guint16) port, NULL,
+                                                                   &error);
+
+  g_assert_no_error (error);
+  g_socket_set_timeout (g_socket_connection_get_socket (connection), gg_test_timeout_ms (20000) / 1000);
+  return connection;
+}
+
+static void
+raw_send (GSocketConnection *connection,
+          const char        *data,
+          gsize              length)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (connection)), data, length, NULL, NULL,
+                             &error);
+  g_assert_no_error (error);
+}
+
+/* Everything the service sends until it closes. */
+static GBytes *
+raw_receive_all (GSocketConnection *connection)
+{
+  GByteArray *received = g_byte_array_new ();
+  GSocket *socket = g_socket_connection_get_socket (connection);
+  g_autoptr(GError) error = NULL;
+  char buffer[4096];
+  gssize n;
+
+  while ((n = g_socket_receive (socket, buffer, sizeof buffer, NULL, &error)) > 0)
+    g_byte_array_append (received, (const guint8 *) buffer, (guint) n);
+  g_assert_no_error (error);
+  return g_byte_array_free_to_bytes (received);
+}
+
+static char *
+seed (const char *name,
+      gsize      *length)
+{
+  g_autofree char *path = g_build_filename (SEEDS, name, NULL);
+  g_autoptr(GError) error = NULL;
+  char *data = NULL;
+
+  g_file_get_contents (path, &data, length, &error);
+  g_assert_no_error (error);
+  return data;
+}
+
+static gboolean
+wake (gpointer user_data)
+{
+  *(gboolean *) user_data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+pause_ms (guint ms)
+{
+  gboolean done = FALSE;
+
+  g_timeout_add (ms, wake, &done);
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+static void
+assert_answer (GSocketConnection *connection,
+               const char        *expected,
+               gsize              expected_length)
+{
+  g_autoptr(GBytes) received = raw_receive_all (connection);
+  gsize length;
+  const char *data = g_bytes_get_data (received, &length);
+
+  g_assert_cmpmem (data, length, expected, expected_length);
+}
+
+static void
+test_hostile (void)
+{
+  A2gPem *pem = a2g_pem_new ();
+  g_autofree char *config = a2g_tls_server_config (pem, NULL);
+  A2gService *service = a2g_service_start (config);
+  gsize length;
+  g_autofree char *tls1_1 = seed ("openssl-tls1_1", &length);
+
+  {
+    /* A TLS 1.1 ClientHello in three pieces: read to its end, then the
+     * alert. */
+    g_autoptr(GSocketConnection) connection = raw_connect (service->port);
+
+    raw_send (connection, tls1_1, 3);
+    pause_ms (100);
+    raw_send (connection, tls1_1 + 3, 40);
+    pause_ms (100);
+    raw_send (connection, tls1_1 + 43, length - 43);
+    assert_answer (connection, protocol_version_alert, sizeof protocol_version_alert);
+  }
+  {
+    /* A broken one: the cipher suites' length (after an empty session
+     * id, at 44) made odd. */
+    g_autoptr(GSocketConnection) connection = raw_connect (service->port);
+    g_autofree char *broken = g_memdup2 (tls1_1, length);
+
+    g_assert_cmpint (broken[43], ==, 0);
+    broken[45]--;
+    raw_send (connection, broken, length);
+    assert_answer (connection, decode_error_alert, sizeof decode_error_alert);
+  }
+  {
+    /* Not TLS at all: closed without a word. */
+    g_autoptr(GSocketConnection) connection = raw_connect (service->port);
+
+    raw_send (connection, "\x80\x2e\x01\x03\x01", 5);
+    assert_answer (connection, "", 0);
+  }
+  {
+    /* 50 connections saying nothing, then a client: served. */
+    GSocketConnection *silent[50];
+
+    for (guint i = 0; i < G_N_ELEMENTS (silent); i++)
+      silent[i] = raw_connect (service->port);
+    {
+      g_autoptr(A2gResponse) health = a2g_get (service, "/health");
+
+      g_assert_cmpuint (health->status, ==, 200);
+    }
+    for (guint i = 0; i < G_N_ELEMENTS (silent); i++)
+      g_object_unref (silent[i]);
+  }
+  a2g_service_stop (service);
+  a2g_pem_free (pem);
+}
+
 /* ---- configuration ----------------------------------------------------------- */
 
 static void
@@ -288,6 +443,7 @@ main (int    argc,
   g_setenv ("G_MESSAGES_DEBUG", "gamegate-a2g", TRUE);
   g_test_add_func ("/a2g/tls/versions", test_versions);
   g_test_add_func ("/a2g/tls/keep-alive", test_keep_alive);
+  g_test_add_func ("/a2g/tls/hostile", test_hostile);
   g_test_add_func ("/a2g/tls/bad-files", test_bad_files);
   return g_test_run ();
 }
