@@ -17,7 +17,7 @@
  *   3. it is handed to the SoupServer, which serves it like any other:
  *      keep-alive for as many requests as the client sends.
  *
- * Steps 1 and 2 together have HANDSHAKE_TIMEOUT_S.
+ * Steps 1 and 2 together have `[a2g] tls-handshake-timeout` seconds.
  *
  * Keep-alive: libsoup keeps a connection open after an answer only while
  * its server has a listener (request_finished() in soup-server.c reads a
@@ -42,13 +42,12 @@
 #include "gg-a2g-client-hello.h"
 #include "gg-a2g-replay-stream.h"
 
-#define HANDSHAKE_TIMEOUT_S 10
-
 struct _GgA2gTlsListener {
   GSocketService *service;
   SoupServer *soup;              /* borrowed */
   GTlsCertificate *certificate;
   GCancellable *cancellable;
+  guint handshake_timeout_s;
   guint16 port;
 };
 
@@ -255,7 +254,7 @@ on_incoming (GSocketService    *service,
   accepted->listener_cancellable = g_object_ref (listener->cancellable);
   accepted->listener_cancel_id = g_cancellable_connect (listener->cancellable, G_CALLBACK (on_listener_cancelled),
                                                         accepted->cancellable, NULL);
-  accepted->deadline_id = g_timeout_add_seconds (HANDSHAKE_TIMEOUT_S, on_deadline, accepted);
+  accepted->deadline_id = g_timeout_add_seconds (listener->handshake_timeout_s, on_deadline, accepted);
   accepted->hello = g_malloc (GG_A2G_CLIENT_HELLO_MAX_SIZE);
   accepted->hello_need = 1;
   read_hello (accepted);
@@ -290,6 +289,8 @@ unreachable_listener_new (GError **error)
  *   (see the top of this file)
  * @certificate: the certificate with its key
  * @address: where to listen (port 0: any)
+ * @handshake_timeout_s: seconds a connection has for its ClientHello and
+ *   the handshake
  * @error: where to report failure
  *
  * Returns: (transfer full) (nullable): a listener, accepting
@@ -298,6 +299,7 @@ GgA2gTlsListener *
 gg_a2g_tls_listener_new (SoupServer       *soup,
                          GTlsCertificate  *certificate,
                          GSocketAddress   *address,
+                         guint             handshake_timeout_s,
                          GError          **error)
 {
   GgA2gTlsListener *listener = g_new0 (GgA2gTlsListener, 1);
@@ -308,6 +310,7 @@ gg_a2g_tls_listener_new (SoupServer       *soup,
   listener->soup = soup;
   listener->certificate = g_object_ref (certificate);
   listener->cancellable = g_cancellable_new ();
+  listener->handshake_timeout_s = handshake_timeout_s;
   if (!g_socket_listener_add_address (G_SOCKET_LISTENER (listener->service), address, G_SOCKET_TYPE_STREAM,
                                       G_SOCKET_PROTOCOL_TCP, NULL, &effective, error))
     {

@@ -575,8 +575,9 @@ a2g_tls_server_config (A2gPem     *pem,
 {
   g_autofree char *games = games_config (extra);
 
-  return g_strdup_printf ("[a2g]\nprofile=server\ntls-certificate=%s\ntls-key=%s\n%s", pem->certificate, pem->key,
-                          games);
+  /* The handshake's deadline as the tests' own: slower under valgrind. */
+  return g_strdup_printf ("[a2g]\nprofile=server\ntls-certificate=%s\ntls-key=%s\ntls-handshake-timeout=%u\n%s",
+                          pem->certificate, pem->key, gg_test_timeout_ms (10000) / 1000, games);
 }
 
 /**

@@ -13,7 +13,9 @@
  *   - hostile first bytes on a raw socket: a ClientHello that comes in
  *     pieces, a broken one (decode_error), one offering TLS 1.1 only
  *     (protocol_version), each alert exactly; 50 connections that never
- *     say anything do not keep others from being served;
+ *     say anything do not keep others from being served; with
+ *     tls-handshake-timeout=1 a silent connection and one sending half a
+ *     ClientHello are closed;
  *   - certificate and key files that do not go together.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -218,6 +220,18 @@ count (const char *text,
   return n;
 }
 
+/* The service's log, once it holds @text (read as the main loop runs). */
+static const char *
+log_with (A2gService *service,
+          const char *text)
+{
+  gint64 until = g_get_monotonic_time () + gg_test_timeout_ms (2000) * 1000;
+
+  while (strstr (gg_test_process_get_stderr (service->process), text) == NULL && g_get_monotonic_time () < until)
+    g_main_context_iteration (NULL, FALSE);
+  return gg_test_process_get_stderr (service->process);
+}
+
 static void
 test_keep_alive (void)
 {
@@ -254,14 +268,8 @@ test_keep_alive (void)
       a2g_assert_json (decided_stripped, decision);
     }
   client_free (client);
-  /* One connection, one handshake (the log read as the main loop runs). */
-  {
-    gint64 until = g_get_monotonic_time () + gg_test_timeout_ms (2000) * 1000;
-
-    while (count (gg_test_process_get_stderr (service->process), ACCEPTED) == 0 && g_get_monotonic_time () < until)
-      g_main_context_iteration (NULL, FALSE);
-  }
-  g_assert_cmpuint (count (gg_test_process_get_stderr (service->process), ACCEPTED), ==, 1);
+  /* One connection, one handshake. */
+  g_assert_cmpuint (count (log_with (service, ACCEPTED), ACCEPTED), ==, 1);
   a2g_assert_no_secret (service, A2G_TEST_KEY_FREIGHT);
   a2g_assert_no_secret (service, token);
   a2g_service_stop (service);
@@ -410,6 +418,30 @@ test_hostile (void)
   a2g_pem_free (pem);
 }
 
+static void
+test_deadline (void)
+{
+  /* tls-handshake-timeout=1: connections that say nothing, or part of a
+   * ClientHello, are closed without a word once it passes. */
+  A2gPem *pem = a2g_pem_new ();
+  g_autofree char *base = a2g_tls_server_config (pem, NULL);
+  g_autoptr(GRegex) timeout = g_regex_new ("tls-handshake-timeout=[0-9]+", 0, 0, NULL);
+  g_autofree char *config = g_regex_replace_literal (timeout, base, -1, 0, "tls-handshake-timeout=1", 0, NULL);
+  A2gService *service = a2g_service_start (config);
+  g_autoptr(GSocketConnection) silent = raw_connect (service->port);
+  g_autoptr(GSocketConnection) partial = raw_connect (service->port);
+  gsize length;
+  g_autofree char *tls1_2 = seed ("openssl-tls1_2", &length);
+
+  raw_send (partial, tls1_2, length / 2);
+  assert_answer (silent, "", 0);
+  assert_answer (partial, "", 0);
+  g_assert_nonnull (strstr (log_with (service, "a2g: TLS connection closed: Operation was cancelled"),
+                            "a2g: TLS connection closed: Operation was cancelled"));
+  a2g_service_stop (service);
+  a2g_pem_free (pem);
+}
+
 /* ---- configuration ----------------------------------------------------------- */
 
 static void
@@ -444,6 +476,7 @@ main (int    argc,
   g_test_add_func ("/a2g/tls/versions", test_versions);
   g_test_add_func ("/a2g/tls/keep-alive", test_keep_alive);
   g_test_add_func ("/a2g/tls/hostile", test_hostile);
+  g_test_add_func ("/a2g/tls/deadline", test_deadline);
   g_test_add_func ("/a2g/tls/bad-files", test_bad_files);
   return g_test_run ();
 }

@@ -69,6 +69,8 @@ def tls_service(examples: str, manifest: dict, certificate: str, key: str) -> Se
         # The service, not its rate limits, under test.
         "session-rate": "100000", "session-burst": "100000", "game-rate": "100000", "game-burst": "100000",
         "session-token-budget": "0", "game-token-budget": "0",
+        # The handshake's deadline as the tests' own: slower under valgrind.
+        "tls-handshake-timeout": str(int(10 * TIMEOUT_SCALE)),
     }
     return Service(scripted_model("attack", 81, REASON), settings)
 
