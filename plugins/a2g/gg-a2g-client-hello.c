@@ -217,8 +217,9 @@ gg_a2g_client_hello_check (const guint8     *data,
     return refuse (hello, 0, "the connection does not start with a TLS handshake record");
   if (length >= 2 && data[1] != 3)
     return refuse (hello, 0, "the connection does not start with a TLS record");
+  /* Its first two bytes alone may refuse it. */
   if (length < RECORD_HEADER)
-    return incomplete (hello, RECORD_HEADER);
+    return incomplete (hello, length < 2 ? length + 1 : RECORD_HEADER);
   hello->record_version = (guint16) (data[1] << 8 | data[2]);
 
   /* First the record headers only: the handshake header and how many of

@@ -398,6 +398,14 @@ test_broken (void)
 {
   GgA2gClientHello hello;
 
+  /* Nothing yet: one byte may already refuse it, then the second. */
+  g_assert_cmpint (gg_a2g_client_hello_check ((const guint8 *) "", 0, &hello), ==, GG_A2G_CLIENT_HELLO_INCOMPLETE);
+  g_assert_cmpuint (hello.need, ==, 1);
+  g_assert_cmpint (gg_a2g_client_hello_check ((const guint8 *) "\x16", 1, &hello), ==, GG_A2G_CLIENT_HELLO_INCOMPLETE);
+  g_assert_cmpuint (hello.need, ==, 2);
+  g_assert_cmpint (gg_a2g_client_hello_check ((const guint8 *) "\x16\x03", 2, &hello), ==,
+                   GG_A2G_CLIENT_HELLO_INCOMPLETE);
+  g_assert_cmpuint (hello.need, ==, 5);
   /* Not TLS: no alert. */
   {
     static const char http[] = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n";
