@@ -500,7 +500,7 @@ gg_a2g_service_listen (GgA2gService  *service,
     {
       /* Its own TLS: accepted and checked (TLS 1.2+) in gg-a2g-tls.c. */
       service->tls = gg_a2g_tls_listener_new (service->soup, gg_a2g_access_get_certificate (service->settings.access),
-                                              address, error);
+                                              address, (guint) service->settings.tls_handshake_timeout_s, error);
       if (service->tls == NULL)
         return FALSE;
       service->port = gg_a2g_tls_listener_get_port (service->tls);
