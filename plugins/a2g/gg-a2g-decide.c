@@ -756,7 +756,7 @@ gg_a2g_handle_decide (GgA2gExchange *ex)
 
       entity->request = request;
       entity->index = i;
-      entity->object = json_array_get_object_element (array, i);
+      entity->object = json_array_get_object_element (array, i); /* borrowed: from ex->body, which request->ex keeps */
       entity->entry = gg_a2g_entry_parse (manifest, context, entity->object, service->settings.default_deadline_ms,
                                           &error);
       if (entity->entry == NULL)

@@ -45,9 +45,10 @@ echo_call_tool_async (GgTarget            *target,
     {
       JsonNode *node = json_node_new (JSON_NODE_OBJECT);
 
-      json_node_set_object (node, arguments != NULL ? arguments : json_object_new ());
-      if (arguments == NULL)
-        json_object_unref (json_node_get_object (node));
+      if (arguments != NULL)
+        json_node_set_object (node, arguments);
+      else
+        json_node_take_object (node, json_object_new ());
       g_task_return_pointer (task, node, (GDestroyNotify) json_node_unref);
     }
 }
