@@ -217,7 +217,7 @@ setup_mod (GgPlugin      *plugin,
   gg_gabp_client_set_timeout (client, (guint) timeout);
   gg_gabp_client_set_max_message_size (client, (gsize) max_message_size);
   mod->target = gg_gabp_target_new (name, client);
-  if (!gg_bus_add_target (mod->bus, GG_TARGET (mod->target), error))
+  if (!gg_bus_add_target_full (mod->bus, GG_TARGET (mod->target), "gabp", error))
     {
       mod_free (mod);
       return NULL;
