@@ -24,6 +24,8 @@
 #include "gg-test-util.h"
 
 #define MOD_EXE GG_TOP_BUILDDIR "/tests/gabp-mod/gabp-mod"
+/* [gateway] tap-drain-timeout-ms's default, before scaling. */
+#define GG_TAP_TEST_DRAIN_MS 2000
 #define MOD_TOKEN "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 typedef struct {
@@ -110,11 +112,14 @@ fixture_setup (Fixture       *f,
   f->oam_socket = g_build_filename (f->dir, "oam.sock", NULL);
   f->bridge_file = g_build_filename (f->dir, "bridge.json", NULL);
   /* With data, the GABP mod-side server runs too, for a bridge to call. */
-  text = g_strdup_printf ("[gateway]\ntap-socket=%s\n[oam]\nsocket=%s\n[gamebridge]\nhttp-port=0\n"
+  /* The shutdown's bound for readers, scaled like the test's own waits:
+   * a sanitized daemon writes its records slower. */
+  text = g_strdup_printf ("[gateway]\ntap-socket=%s\ntap-drain-timeout-ms=%u\n[oam]\nsocket=%s\n[gamebridge]\nhttp-port=0\n"
                           "[gabp]\nmods=shop\nserver=%s\nbridge-file=%s\nserver-port=0\n"
                           "shop.host=127.0.0.1\nshop.port=%u\nshop.token=%s\n"
                           "shop.backoff-initial-ms=20\nshop.backoff-max-ms=200\n",
-                          f->tap_socket, f->oam_socket, data != NULL ? "true" : "false",
+                          f->tap_socket, gg_test_timeout_ms (GG_TAP_TEST_DRAIN_MS), f->oam_socket,
+                          data != NULL ? "true" : "false",
                           data != NULL ? f->bridge_file : "", mod_port, MOD_TOKEN);
   g_assert_true (g_file_set_contents (f->config, text, -1, NULL));
 
@@ -770,6 +775,7 @@ test_command_line (void)
   const char *stray[] = { "tap", "--json", "extra", NULL };
   const char *unknown[] = { "tap", "--everything", NULL };
   const char *help[] = { "tap", "--help", NULL };
+  const char *bad_drain[] = { "--set", "gateway.tap-drain-timeout-ms=700000", "serve", NULL };
   const char *commands[] = { "--help", NULL };
   struct { const char * const *args; int status; const char *out, *err; } cases[] = {
     { absent, 1, "", "gamegate: tap: cannot connect to " },
@@ -777,6 +783,8 @@ test_command_line (void)
     { stray, 2, "", "gamegate: tap: unexpected argument “extra”\n" },
     { unknown, 2, "", "gamegate: Unknown option --everything\n" },
     { help, 0, "  --errors ", "" },
+    { bad_drain, 2, "", "gamegate: command line: [gateway] tap-drain-timeout-ms: expected an integer between 0 "
+                        "and 600000, got “700000”\n" },
     { commands, 0, "  tap ", "" },
   };
 
