@@ -210,8 +210,8 @@ on_records_written (GObject      *source,
                     GAsyncResult *result,
                     gpointer      user_data)
 {
-  (void) user_data;
   gg_a2g_store_finish_boolean (GG_A2G_STORE (source), result, NULL);
+  _gg_a2g_decide_write_done (user_data);
 }
 
 /** _gg_a2g_decide_records_write: @request: a request whose entities have all settled */
@@ -222,8 +222,9 @@ _gg_a2g_decide_records_write (Request *request)
 
   if (service == NULL || request->records->len == 0)
     return;
+  request->writes++;
   gg_a2g_store_record_put_many_async (service->store, request->ex->session->client_id, request->records,
-                                      NULL, on_records_written, NULL);
+                                      NULL, on_records_written, _gg_a2g_decide_request_ref (request));
 }
 
 /**

@@ -50,12 +50,18 @@ struct _Request {
   GPtrArray *records;         /* GgA2gRecord of the decisions made, written at the end */
   char *random_hex;           /* the decision ids' random part, 16 digits each */
   guint ids_used;
+  /* The answer waits for the store writes of its decisions (records,
+   * cache entries), so that what follows it, on any replica, sees them. */
+  guint writes;
+  gboolean finishing;
+  gboolean answered;
 };
 
 /* gg-a2g-decide.c */
 Request *_gg_a2g_decide_request_ref    (Request *request);
 void     _gg_a2g_decide_request_unref  (Request *request);
 void     _gg_a2g_decide_request_finish (Request *request);
+void     _gg_a2g_decide_write_done     (Request *request);
 gboolean _gg_a2g_decide_entity_start   (Entity *entity);
 gboolean _gg_a2g_decide_cached         (Entity          *entity,
                                         GgA2gCacheEntry *hit);

@@ -159,11 +159,12 @@ settle_fallback (Entity        *entity,
 }
 
 static void
-on_recorded (GObject      *source,
-             GAsyncResult *result,
-             gpointer      user_data)
+on_cache_written (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
 {
   gg_a2g_store_finish_boolean (GG_A2G_STORE (source), result, NULL);
+  _gg_a2g_decide_write_done (user_data);
 }
 
 static void
@@ -323,7 +324,9 @@ on_decided (GObject      *source,
       cached->action = g_strdup (decided->option);
       cached->confidence = decided->confidence;
       cached->reason = g_strdup (decided->reason);
-      gg_a2g_store_cache_put_async (service->store, cached, NULL, on_recorded, NULL);
+      entity->request->writes++;
+      gg_a2g_store_cache_put_async (service->store, cached, NULL, on_cache_written,
+                                    _gg_a2g_decide_request_ref (entity->request));
     }
   settle_decision (entity, GG_A2G_SOURCE_MODEL, decided->option, decided->confidence, decided->reason);
 }
@@ -607,8 +610,9 @@ on_replay_stored (GObject      *source,
   gg_a2g_store_finish_boolean (GG_A2G_STORE (source), result, NULL);
 }
 
-void
-_gg_a2g_decide_request_finish (Request *request)
+/* Once every entity settled and the store took their writes. */
+static void
+request_answer (Request *request)
 {
   GgA2gExchange *ex = request->ex;
   GgA2gService *service = ex->service;
@@ -618,9 +622,7 @@ _gg_a2g_decide_request_finish (Request *request)
   gboolean answered = !g_cancellable_is_cancelled (ex->cancellable) && service != NULL;
   char *text;
 
-  _gg_a2g_decide_deadline_stop (request);
-  /* Before the answer, so that a report that follows finds its record. */
-  _gg_a2g_decide_records_write (request);
+  request->answered = TRUE;
   if (request->epoch != NULL)
     json_object_set_member (reply, "epoch", json_node_copy (request->epoch));
   for (guint i = 0; i < request->entities->len; i++)
@@ -638,6 +640,34 @@ _gg_a2g_decide_request_finish (Request *request)
   else if (service != NULL && service->closing)
     gg_a2g_exchange_fail (ex, GG_A2G_ERROR_UNAVAILABLE, "The service is shutting down.");
   request_unref (request);
+}
+
+/**
+ * _gg_a2g_decide_write_done:
+ * @request: (transfer full): the request a store write was for
+ *
+ * One write of the request's decisions came back (stored or not).
+ */
+void
+_gg_a2g_decide_write_done (Request *request)
+{
+  if (request->writes > 0)
+    request->writes--;
+  if (request->finishing && request->writes == 0 && !request->answered)
+    request_answer (request);
+  request_unref (request);
+}
+
+void
+_gg_a2g_decide_request_finish (Request *request)
+{
+  _gg_a2g_decide_deadline_stop (request);
+  request->finishing = TRUE;
+  /* Before the answer, so that a report that follows, on any replica,
+   * finds its record, and the same situation there the cache entry. */
+  _gg_a2g_decide_records_write (request);
+  if (request->writes == 0)
+    request_answer (request);
 }
 
 static void
@@ -756,7 +786,7 @@ gg_a2g_handle_decide (GgA2gExchange *ex)
 
       entity->request = request;
       entity->index = i;
-      entity->object = json_array_get_object_element (array, i);
+      entity->object = json_array_get_object_element (array, i); /* borrowed: from ex->body, which request->ex keeps */
       entity->entry = gg_a2g_entry_parse (manifest, context, entity->object, service->settings.default_deadline_ms,
                                           &error);
       if (entity->entry == NULL)

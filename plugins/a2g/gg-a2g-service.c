@@ -409,13 +409,9 @@ static char *
 model_provider (GgA2gService *service,
                 JsonNode     *spec)
 {
-  g_autoptr(JsonNode) fallback = NULL;
-
+  /* "system" names the bus's default model: the bus keeps it (transfer none). */
   if (spec != NULL && JSON_NODE_HOLDS_VALUE (spec) && g_strcmp0 (json_node_get_string (spec), "system") == 0)
-    {
-      fallback = gg_bus_get_default_model (service->bus);
-      spec = fallback;
-    }
+    spec = gg_bus_get_default_model (service->bus);
   if (spec == NULL)
     return g_strdup ("none");
   if (JSON_NODE_HOLDS_VALUE (spec) && json_node_get_value_type (spec) == G_TYPE_STRING)
