@@ -19,6 +19,7 @@ struct _GbMcpHttp
 {
   GbMcpServer       *server;      /* not owned: it owns us */
   SoupServer        *soup;
+  GSocketService    *service;     /* accepts the connections soup serves */
   guint              port;
   GbMcpSessionTable *sessions;
   GHashTable        *live;        /* Exchange whose HTTP message is not finished */

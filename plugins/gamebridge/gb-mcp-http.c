@@ -15,12 +15,17 @@
  * client at a full table ends the least recently used session with no
  * request in flight, whose client then gets 404 and initializes again.
  * Header-only checks (path, Origin, method, size) run before the body is
- * read. Browsers are kept out by Origin and Host (DNS rebinding).
+ * read. Browsers are kept out by Origin and Host (DNS rebinding). The
+ * transport accepts its connections itself, one request each (libsoup 3.2
+ * leaks the ones its own listener accepts: see on_incoming()).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <netinet/tcp.h>
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
@@ -42,13 +47,25 @@ set_error (SoupServerMessage *msg,
   gb_mcp_http_set_json (msg, status, error);
 }
 
+/* Stops listening and drops every connection. */
+static void
+disconnect (GbMcpHttp *http)
+{
+  if (http->service != NULL)
+    {
+      g_socket_service_stop (http->service);
+      g_socket_listener_close (G_SOCKET_LISTENER (http->service));
+    }
+  soup_server_disconnect (http->soup);
+}
+
 static gboolean
 disconnect_cb (gpointer user_data)
 {
   GbMcpHttp *http = user_data;
 
   http->disconnect_id = 0;
-  soup_server_disconnect (http->soup);
+  disconnect (http);
   return G_SOURCE_REMOVE;
 }
 
@@ -176,6 +193,10 @@ early_handler (SoupServer        *soup,
   SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
   const char *method = soup_server_message_get_method (msg);
 
+  /* A connection handed over as a stream serves one request: a SoupServer
+   * keeps one alive only if it has a listener of its own (see on_incoming).
+   * Said, so that no client sends a second request into a closing one. */
+  soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
   if (strcmp (path, "/mcp") != 0)
     {
       set_error (msg, SOUP_STATUS_NOT_FOUND, GB_MCP_ERROR_TRANSPORT,
@@ -514,6 +535,33 @@ handler (SoupServer        *soup,
 
 /* ---- API ----------------------------------------------------------------- */
 
+/* libsoup 3.2's own listener (soup_server_listen()) leaks every connection
+ * it accepts: the socket always, and all of it when the client closes a
+ * kept-alive connection while it is idle (fixed in libsoup 3.3, commit
+ * d20c6601). Clients that come and go, as agents do, would grow the daemon
+ * and then run it out of file descriptors. Connections handed over as
+ * streams are released, so the transport accepts them itself; the price is
+ * one connection per request (a SoupServer without a listener keeps none
+ * alive), a TCP handshake on loopback. */
+static gboolean
+on_incoming (GSocketService    *service,
+             GSocketConnection *connection,
+             GObject           *source_object,
+             gpointer           user_data)
+{
+  GbMcpHttp *http = user_data;
+  GSocket *socket = g_socket_connection_get_socket (connection);
+  g_autoptr(GSocketAddress) local = g_socket_get_local_address (socket, NULL);
+  g_autoptr(GSocketAddress) remote = g_socket_get_remote_address (socket, NULL);
+
+  /* As libsoup's listener does: SSE events go out as they are written. */
+  g_socket_set_option (socket, IPPROTO_TCP, TCP_NODELAY, TRUE, NULL);
+  if (http->closing || local == NULL || remote == NULL ||
+      !soup_server_accept_iostream (http->soup, G_IO_STREAM (connection), local, remote, NULL))
+    g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
+  return TRUE;
+}
+
 /**
  * gb_mcp_http_new:
  * @server: the server (not referenced; it owns the result)
@@ -552,22 +600,30 @@ gb_mcp_http_listen (GbMcpHttp  *http,
 {
   g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
   g_autoptr(GSocketAddress) address = NULL;
-  g_autoptr(GSList) listeners = NULL;
   g_autoptr(GSocketAddress) local = NULL;
+  g_autoptr(GSocketService) service = NULL;
 
   if (port > G_MAXUINT16)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "Invalid port %u", port);
       return FALSE;
     }
+  if (http->service != NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS, "Already listening on port %u", http->port);
+      return FALSE;
+    }
   address = g_inet_socket_address_new (loopback, (guint16) port);
-  if (!soup_server_listen (http->soup, address, 0, error))
-    return FALSE;
-  listeners = soup_server_get_listeners (http->soup);
-  local = listeners != NULL ? g_socket_get_local_address (listeners->data, error) : NULL;
-  if (local == NULL)
+  service = g_socket_service_new ();
+  /* libsoup's own listener takes the system's largest backlog too. */
+  g_socket_listener_set_backlog (G_SOCKET_LISTENER (service), SOMAXCONN);
+  if (!g_socket_listener_add_address (G_SOCKET_LISTENER (service), address, G_SOCKET_TYPE_STREAM,
+                                      G_SOCKET_PROTOCOL_TCP, NULL, &local, error))
     return FALSE;
   http->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (local));
+  g_signal_connect (service, "incoming", G_CALLBACK (on_incoming), http);
+  g_socket_service_start (service);
+  http->service = g_steal_pointer (&service);
   return TRUE;
 }
 
@@ -629,7 +685,7 @@ gb_mcp_http_close (GbMcpHttp *http)
     return;
   http->closing = TRUE;
   if (g_hash_table_size (http->live) == 0)
-    soup_server_disconnect (http->soup);
+    disconnect (http);
   else
     http->disconnect_id = g_timeout_add_seconds (2, disconnect_cb, http);
 }
@@ -649,7 +705,8 @@ gb_mcp_http_free (GbMcpHttp *http)
   while (g_hash_table_iter_next (&iter, &key, NULL))
     ((Exchange *) key)->http = NULL;
   g_hash_table_unref (http->live);
-  soup_server_disconnect (http->soup);
+  disconnect (http);
+  g_clear_object (&http->service);
   gb_mcp_session_table_free (http->sessions);
   g_object_unref (http->soup);
   g_free (http);

@@ -3,7 +3,8 @@
  * close() sends none) must not lock new ones out: a new client at a full
  * table ends the least recently used session without a request in flight,
  * whose client then gets 404; a session with a request in flight is never
- * ended; only when every one has one is a new client refused (503).
+ * ended; only when every one has one is a new client refused (503). And
+ * the connections of clients that went are closed, not kept.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -146,6 +147,42 @@ test_many_leavers (Fixture *fx, gconstpointer data)
     }
 }
 
+static guint
+count_fds (void)
+{
+  g_autoptr(GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
+  guint n = 0;
+
+  while (dir != NULL && g_dir_read_name (dir) != NULL)
+    n++;
+  return n;
+}
+
+/* Clients that close their connections, kept alive or not: the server
+ * keeps none of them (libsoup 3.2's own listener kept every one whose
+ * client closed it while idle). */
+static void
+test_connections_released (Fixture *fx, gconstpointer data)
+{
+  guint before, after;
+  g_autofree char *warm = open_session (fx);
+
+  soup_session_abort (fx->client);
+  iterate_for (50);
+  before = count_fds ();
+  for (guint i = 0; i < 100; i++)
+    {
+      g_autofree char *id = open_session (fx);
+
+      g_assert_cmpuint (ping (fx, id, NULL), ==, 200);
+      soup_session_abort (fx->client);
+    }
+  iterate_for (200);
+  after = count_fds ();
+  g_test_message ("file descriptors: %u before, %u after 100 clients", before, after);
+  g_assert_cmpuint (after, <=, before + 4);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -157,5 +194,6 @@ main (int argc, char **argv)
   ADD ("busy-session-stays", test_busy_session_stays);
   ADD ("listening-session-goes", test_listening_session_goes);
   ADD ("many-leavers", test_many_leavers);
+  ADD ("connections-released", test_connections_released);
   return g_test_run ();
 }
