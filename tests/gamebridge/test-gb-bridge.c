@@ -44,7 +44,7 @@ test_call_tool (void)
   g_autoptr(JsonObject) spawn = mcp_call_ok (mcp, "call_tool", "{\"name\":\"spawn\",\"arguments\":{\"kind\":\"steel\"}}");
   g_autoptr(JsonObject) drop = NULL, restart = NULL, pass = NULL, state = NULL, score = NULL, wait = NULL;
   g_autoptr(JsonObject) health = NULL, raw = NULL, inner_port = NULL, waited_out = NULL;
-  g_autofree char *unknown = NULL, *bad_path = NULL, *bad_set_score = NULL;
+  g_autofree char *unknown = NULL, *bad_path = NULL, *bad_set_score = NULL, *bad_port = NULL;
   g_autofree char *drop_args = NULL;
 
   /* Resolved through the manifest, confirmed by completedCommandId: the state after the command. */
@@ -80,7 +80,10 @@ test_call_tool (void)
     g_strdup_printf ("{\"name\":\"set_score\",\"arguments\":{\"score\":77,\"port\":%u}}", game->port))));
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (inner_port, "game"), "score"), ==, 77);
   bad_set_score = mcp_call_error (mcp, "call_tool", "{\"name\":\"set_score\",\"arguments\":{\"score\":\"lots\"}}");
-  g_assert_true (g_str_has_prefix (bad_set_score, "BridgeUsageError: Bad arguments for 'set_score'"));
+  /* The path the arguments fail at, named once. */
+  g_assert_cmpstr (bad_set_score, ==, "BridgeUsageError: Bad arguments for 'set_score' at #/score: must be integer");
+  bad_port = mcp_call_error (mcp, "call_tool", "{\"name\":\"health\",\"port\":\"x\"}");
+  g_assert_cmpstr (bad_port, ==, "BridgeUsageError: Bad arguments for 'call_tool' at #/port: must be integer");
 
   /* The bridge toolset. */
   state = mcp_call_ok (mcp, "call_tool", "{\"name\":\"get_state\"}");
