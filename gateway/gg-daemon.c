@@ -68,7 +68,7 @@ on_bus_shutdown (GObject      *source,
   /* The bus is quiet now: the tap's readers get its last records. */
   if (daemon->tap != NULL)
     {
-      gg_tap_server_drain_async (daemon->tap, GG_TAP_DRAIN_TIMEOUT_MS, on_tap_drained, daemon);
+      gg_tap_server_drain_async (daemon->tap, daemon->host->tap_drain_timeout_ms, on_tap_drained, daemon);
       return;
     }
   g_debug ("Shutdown complete");

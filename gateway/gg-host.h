@@ -26,6 +26,7 @@ typedef struct {
   GgPluginLoader *loader;
   char *notify_socket;  /* $NOTIFY_SOCKET, or NULL */
   char *tap_socket;     /* [gateway] tap-socket: NULL for the default, "" for none */
+  guint tap_drain_timeout_ms; /* [gateway] tap-drain-timeout-ms */
 } GgHost;
 
 int gg_daemon_run (GgHost *host);

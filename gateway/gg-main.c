@@ -16,6 +16,7 @@
 
 #include "gg-cli.h"
 #include "gg-tap-client.h"
+#include "gg-tap-server.h"
 #include "gg-host.h"
 #include "gg-sd-notify.h"
 
@@ -358,6 +359,18 @@ run (int argc, char **argv)
 
   /* Read before the warning about keys nobody read. */
   host.tap_socket = gg_config_get_string (host.config, GATEWAY_GROUP, "tap-socket", NULL);
+  {
+    gint64 drain_ms = GG_TAP_DRAIN_TIMEOUT_MS;
+
+    if (!gg_config_get_int (host.config, GATEWAY_GROUP, "tap-drain-timeout-ms", 0, GG_TAP_MAX_DRAIN_TIMEOUT_MS,
+                            GG_TAP_DRAIN_TIMEOUT_MS, &drain_ms, &error))
+      {
+        print_error (error->message);
+        status = GG_EXIT_USAGE;
+        goto out;
+      }
+    host.tap_drain_timeout_ms = (guint) drain_ms;
+  }
 
   if (options.print_config)
     {

@@ -15,6 +15,7 @@ G_BEGIN_DECLS
 /* At shutdown, a reader gets this long to take what it was queued: enough
  * for a terminal catching up, short enough not to hold a stop up. */
 #define GG_TAP_DRAIN_TIMEOUT_MS 2000
+#define GG_TAP_MAX_DRAIN_TIMEOUT_MS 600000
 
 typedef struct _GgTapServer GgTapServer;
 

@@ -649,7 +649,7 @@ _gg_agent_turn_run_round (GgAgentTurn *self,
       rc = g_new0 (GgRoundCall, 1);
       rc->turn = self;
       rc->call = make_call (self, given, name);
-      rc->tool = g_hash_table_lookup (self->visible, name);
+      rc->tool = g_hash_table_lookup (self->visible, name); /* borrowed: from self->tools, kept all turn */
       if (rc->tool == NULL)
         rc->reject = g_strdup_printf ("Unknown tool '%s'.", name);
       else if (!JSON_NODE_HOLDS_OBJECT (json_object_get_member (rc->call, "arguments")))

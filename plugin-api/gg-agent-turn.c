@@ -534,10 +534,12 @@ _gg_agent_turn_answer (GgAgentTurn  *self,
                                       GG_JSON_DEFAULT_MAX_DEPTH, &error);
           if (structured == NULL)
             {
-              _gg_agent_turn_fail (self, gg_model_error_new (GG_MODEL_ERROR_GENERATION_FAILED, NULL,
-                                                             "The model's answer is not valid JSON%s%s",
-                                                             error != NULL ? ": " : "",
-                                                             error != NULL ? error->message : ""));
+              GError *outside = gg_model_error_new (GG_MODEL_ERROR_GENERATION_FAILED, NULL,
+                                                    "The model's answer is not valid JSON%s%s",
+                                                    error != NULL ? ": " : "",
+                                                    error != NULL ? error->message : "");
+
+              _gg_agent_turn_fail (self, _gg_model_error_set_outside_schema (outside));
               return;
             }
         }
@@ -547,8 +549,9 @@ _gg_agent_turn_answer (GgAgentTurn  *self,
             _gg_agent_turn_fail (self, schema_error (GG_MODEL_ERROR_INVALID_SCHEMA,
                                                      "The output schema cannot be used", error));
           else
-            _gg_agent_turn_fail (self, schema_error (GG_MODEL_ERROR_GENERATION_FAILED,
-                                                     "The model's answer does not match the schema", error));
+            _gg_agent_turn_fail (self, _gg_model_error_set_outside_schema (schema_error (
+                                         GG_MODEL_ERROR_GENERATION_FAILED,
+                                         "The model's answer does not match the schema", error)));
           return;
         }
       text = gg_json_to_string (structured);

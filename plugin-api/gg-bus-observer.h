@@ -21,7 +21,9 @@ typedef struct _GgBus GgBus;
  * GgBusRecord:
  * @kind: what happened: `request`, `tool-call`, `tool-result`,
  *   `target-event`, `model-step`, `model-result` or `lifecycle`
- * @plugin: (nullable): the plugin (front end) the work came from
+ * @plugin: (nullable): the plugin the record came from: the front end whose
+ *   work it is, or for a target event the plugin that owns the target
+ *   (gg_bus_add_target_full())
  * @target: (nullable): the target id (`gabp:shop`) the record is about
  * @session: (nullable): the session, NPC or connection it belongs to
  * @name: (nullable): the method, tool, event channel or lifecycle event

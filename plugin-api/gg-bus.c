@@ -14,6 +14,13 @@
 
 G_DEFINE_FINAL_TYPE (GgBus, gg_bus, G_TYPE_OBJECT)
 
+/* On a target: the name its plugin reports under, for the bus tap. */
+static GQuark
+target_plugin_quark (void)
+{
+  return g_quark_from_static_string ("gg-bus-target-plugin");
+}
+
 enum {
   SIGNAL_TARGET_ADDED,
   SIGNAL_TARGET_REMOVED,
@@ -37,6 +44,7 @@ on_target_event (GgTarget   *target,
       g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
       GgBusRecord record = {
         .kind = "target-event",
+        .plugin = g_object_get_qdata (G_OBJECT (target), target_plugin_quark ()),
         .target = gg_target_get_id (target),
         .name = channel,
         .duration_us = -1,
@@ -56,6 +64,7 @@ forget_target (GgBus    *self,
                GgTarget *target)
 {
   g_signal_handlers_disconnect_by_func (target, on_target_event, self);
+  g_object_set_qdata (G_OBJECT (target), target_plugin_quark (), NULL);
   _gg_bus_unmark_owned (target);
 }
 
@@ -174,9 +183,8 @@ gg_bus_new (void)
  * @target: a target a connector found
  * @error: return location for a #GError
  *
- * Adds @target, forwards its events as #GgBus::target-event and emits
- * #GgBus::target-added. An id already on the bus fails with
- * %G_IO_ERROR_EXISTS.
+ * Adds @target owned by no plugin in particular: gg_bus_add_target_full()
+ * with no @plugin. A plugin's connector uses gg_bus_add_target_full().
  *
  * Returns: %TRUE when the target was added
  *
@@ -186,6 +194,32 @@ gboolean
 gg_bus_add_target (GgBus     *self,
                    GgTarget  *target,
                    GError   **error)
+{
+  return gg_bus_add_target_full (self, target, NULL, error);
+}
+
+/**
+ * gg_bus_add_target_full:
+ * @self: a #GgBus
+ * @target: a target a connector found
+ * @plugin: (nullable): the name the plugin that owns @target reports its
+ *   bus records under (as given to gg_bus_new_correlation()), e.g. `gabp`
+ * @error: return location for a #GError
+ *
+ * Adds @target, forwards its events as #GgBus::target-event and emits
+ * #GgBus::target-added. The bus tap names @plugin on the records of the
+ * target's events. An id already on the bus fails with
+ * %G_IO_ERROR_EXISTS.
+ *
+ * Returns: %TRUE when the target was added
+ *
+ * Since: 1.0
+ */
+gboolean
+gg_bus_add_target_full (GgBus       *self,
+                        GgTarget    *target,
+                        const char  *plugin,
+                        GError     **error)
 {
   g_return_val_if_fail (GG_IS_BUS (self), FALSE);
   g_return_val_if_fail (GG_IS_TARGET (target), FALSE);
@@ -199,6 +233,7 @@ gg_bus_add_target (GgBus     *self,
     }
 
   g_ptr_array_add (self->targets, g_object_ref (target));
+  g_object_set_qdata_full (G_OBJECT (target), target_plugin_quark (), g_strdup (plugin), g_free);
   g_signal_connect_object (target, "event", G_CALLBACK (on_target_event), self, 0);
   _gg_bus_mark_owned (self, target);
   g_debug ("target added: %s", id);

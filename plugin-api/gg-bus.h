@@ -39,6 +39,10 @@ GgBus     *gg_bus_new                  (void);
 gboolean   gg_bus_add_target           (GgBus     *self,
                                         GgTarget  *target,
                                         GError   **error);
+gboolean   gg_bus_add_target_full      (GgBus       *self,
+                                        GgTarget    *target,
+                                        const char  *plugin,
+                                        GError     **error);
 void       gg_bus_remove_target        (GgBus    *self,
                                         GgTarget *target);
 GgTarget  *gg_bus_lookup_target        (GgBus      *self,

@@ -70,8 +70,8 @@ _gg_config_note_read (GgConfig   *self,
  * configuration can say the value came from the environment. Does not
  * count as reading @key.
  *
- * Returns: (nullable): the variable's value, or %NULL when it is unset or
- *   empty
+ * Returns: (transfer none) (nullable): the variable's value, or %NULL
+ *   when it is unset or empty
  *
  * Since: 1.0
  */

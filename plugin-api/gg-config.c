@@ -170,7 +170,7 @@ _gg_config_quote_text (const char *text,
  *
  * Gets where the configuration came from, for messages.
  *
- * Returns: (nullable): the origin of the file loaded last, or %NULL
+ * Returns: (transfer none) (nullable): the origin of the file loaded last, or %NULL
  *
  * Since: 1.0
  */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "gg-decision.h"
+#include "gg-model-private.h"
 
 struct _GgDecision
 {
@@ -282,15 +283,6 @@ typedef struct {
 
 static void start_turn (GTask *task);
 
-/* Answers that broke the schema, as GgAgentTurn reports them. */
-static gboolean
-is_schema_failure (const GError *error)
-{
-  return g_error_matches (error, GG_MODEL_ERROR, GG_MODEL_ERROR_GENERATION_FAILED) &&
-         (g_str_has_prefix (error->message, "The model's answer") ||
-          g_str_has_prefix (error->message, "The model gave no decision"));
-}
-
 static void
 on_turn_done (GObject      *source,
               GAsyncResult *result,
@@ -311,10 +303,12 @@ on_turn_done (GObject      *source,
   structured = structured_node != NULL && JSON_NODE_HOLDS_OBJECT (structured_node) ?
                json_node_get_object (structured_node) : NULL;
   if (outcome != NULL && structured == NULL)
-    error = gg_model_error_new (GG_MODEL_ERROR_GENERATION_FAILED, NULL, "The model gave no decision");
+    error = _gg_model_error_set_outside_schema (gg_model_error_new (GG_MODEL_ERROR_GENERATION_FAILED, NULL,
+                                                                    "The model gave no decision"));
   if (error != NULL)
     {
-      if (is_schema_failure (error) && run->attempt <= self->schema_retries &&
+      /* Answers outside the schema, as GgAgentTurn marks them. */
+      if (_gg_model_error_is_outside_schema (error) && run->attempt <= self->schema_retries &&
           !g_cancellable_is_cancelled (g_task_get_cancellable (task)))
         {
           start_turn (g_steal_pointer (&task));

@@ -6,6 +6,9 @@
  * iterative RFC 8259 scan here that also enforces the depth limit. Only
  * documents that pass reach json-glib, which then builds the tree.
  *
+ * gg_json_parse_salvage() reads what a refused document shows before its
+ * first error, so that a protocol can answer a broken message by its id.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
@@ -13,15 +16,24 @@
 #include <math.h>
 #include <string.h>
 
+#include "gg-json-partial-private.h"
 #include "gg-json-private.h"
 
 #define MAX_DEPTH_LIMIT 4096
+
+typedef struct {
+  gsize start, end;
+} Span;
 
 typedef struct {
   const char *data;
   gsize       length;
   gsize       pos;
   GArray     *big_ints;  /* offsets just past integers outside gint64 */
+  gsize       token_start; /* where the token being read began */
+  /* Salvaging: numbers beyond a double's range are read on, each noted. */
+  gboolean    tolerate_range;
+  GArray     *out_of_range;  /* Span */
 } Scanner;
 
 static void
@@ -174,6 +186,27 @@ is_digit (char c)
   return c >= '0' && c <= '9';
 }
 
+/* A number past a double's range at @start: an error, or when salvaging
+ * noted and read on. */
+static gboolean
+out_of_range (Scanner *s,
+              gsize    start,
+              GError **error)
+{
+  if (s->tolerate_range)
+    {
+      Span span = { start, s->pos };
+
+      if (s->out_of_range == NULL)
+        s->out_of_range = g_array_new (FALSE, FALSE, sizeof (Span));
+      g_array_append_val (s->out_of_range, span);
+      return TRUE;
+    }
+  s->pos = start;
+  scanner_error (s, error, GG_JSON_ERROR_PARSE, "number out of range");
+  return FALSE;
+}
+
 static gboolean
 scan_number (Scanner *s,
              GError **error)
@@ -263,11 +296,7 @@ scan_number (Scanner *s,
               g_autofree char *copy = g_strndup (s->data + start, s->pos - start);
 
               if (!isfinite (g_ascii_strtod (copy, NULL)))
-                {
-                  s->pos = start;
-                  scanner_error (s, error, GG_JSON_ERROR_PARSE, "number out of range");
-                  return FALSE;
-                }
+                return out_of_range (s, start, error);
             }
           if (big)
             {
@@ -285,11 +314,7 @@ scan_number (Scanner *s,
       double d = g_ascii_strtod (copy, NULL);
 
       if (!isfinite (d))
-        {
-          s->pos = start;
-          scanner_error (s, error, GG_JSON_ERROR_PARSE, "number out of range");
-          return FALSE;
-        }
+        return out_of_range (s, start, error);
     }
   return TRUE;
 }
@@ -323,6 +348,7 @@ scan_document (Scanner *s,
       if (s->pos >= s->length)
         break;
       c = s->data[s->pos];
+      s->token_start = s->pos;
 
       switch (state)
         {
@@ -450,6 +476,8 @@ scan_document (Scanner *s,
 
   if (state != S_AFTER || stack->len != 0)
     {
+      /* Cut short between tokens: none of them is broken. */
+      s->token_start = s->length;
       scanner_error (s, error, GG_JSON_ERROR_PARSE,
                      s->length == 0 ? "empty input" : "unexpected end of input");
       return FALSE;
@@ -555,4 +583,78 @@ gg_json_parse (const char *data,
       return NULL;
     }
   return root;
+}
+
+/**
+ * gg_json_parse_salvage:
+ * @data: JSON text that gg_json_parse() refused
+ * @length: its length in bytes, or -1 if NUL-terminated
+ * @max_depth: as for gg_json_parse()
+ * @complete: (out) (optional): set to %TRUE when all of @data was read,
+ *   only numbers beyond a double's range being replaced
+ *
+ * Reads what @data shows before its first error, by gg_json_parse()'s
+ * rules: the text up to the token that breaks it (invalid UTF-8 included),
+ * with open arrays and objects closed and an incomplete member left out;
+ * a number beyond a double's range reads as `null`. A protocol uses it
+ * to answer a message it cannot parse by the id the message shows, never
+ * to act on the message.
+ *
+ * Returns: (transfer full) (nullable): the value shown, or %NULL when no
+ *   value begins before the error
+ *
+ * Since: 1.0
+ */
+JsonNode *
+gg_json_parse_salvage (const char *data,
+                       gssize      length,
+                       guint       max_depth,
+                       gboolean   *complete)
+{
+  Scanner s = { 0, };
+  g_autoptr(GString) readable = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *end;
+  gsize cut, last = 0;
+  gboolean read_all;
+
+  if (complete != NULL)
+    *complete = FALSE;
+  g_return_val_if_fail (data != NULL || length == 0, NULL);
+  if (length < 0)
+    length = (gssize) strlen (data);
+  if (max_depth == 0)
+    max_depth = GG_JSON_DEFAULT_MAX_DEPTH;
+  max_depth = MIN (max_depth, MAX_DEPTH_LIMIT);
+
+  s.data = data != NULL ? data : "";
+  /* Only what is valid UTF-8 (and before any NUL byte) is read. */
+  g_utf8_validate_len (s.data, (gsize) length, &end);
+  s.length = (gsize) (end - s.data);
+  s.tolerate_range = TRUE;
+  read_all = scan_document (&s, max_depth, &error) && s.length == (gsize) length;
+  /* The token that broke it is left out whole: a string cut at a bad
+   * escape must not pass for the whole string. */
+  cut = read_all || error == NULL ? s.length : s.token_start;
+  g_clear_pointer (&s.big_ints, g_array_unref);
+
+  readable = g_string_sized_new (cut);
+  for (guint i = 0; s.out_of_range != NULL && i < s.out_of_range->len; i++)
+    {
+      const Span *span = &g_array_index (s.out_of_range, Span, i);
+
+      if (span->end > cut)
+        break;
+      g_string_append_len (readable, s.data + last, (gssize) (span->start - last));
+      g_string_append (readable, "null");
+      last = span->end;
+    }
+  g_string_append_len (readable, s.data + last, (gssize) (cut - last));
+  g_clear_pointer (&s.out_of_range, g_array_unref);
+  if (complete != NULL)
+    *complete = read_all;
+  /* Whole, a number at its end is whole too; cut short, it may not be. */
+  if (read_all)
+    return gg_json_parse (readable->str, (gssize) readable->len, max_depth, NULL);
+  return _gg_json_partial_parse (readable->str, readable->len, max_depth);
 }

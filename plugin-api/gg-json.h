@@ -50,6 +50,10 @@ JsonNode *gg_json_parse             (const char *data,
                                      gssize      length,
                                      guint       max_depth,
                                      GError    **error);
+JsonNode *gg_json_parse_salvage     (const char *data,
+                                     gssize      length,
+                                     guint       max_depth,
+                                     gboolean   *complete);
 char     *gg_json_to_string         (JsonNode *node);
 char     *gg_json_object_to_string  (JsonObject *object);
 /* A copy that shares nothing with @node (json_node_copy() shares objects

@@ -12,5 +12,7 @@ G_BEGIN_DECLS
 gsize       _gg_model_json_size      (JsonNode   *node);
 const char *_gg_model_json_get_string (JsonObject *object,
                                        const char *name);
+GError     *_gg_model_error_set_outside_schema (GError       *error);
+gboolean    _gg_model_error_is_outside_schema  (const GError *error);
 
 G_END_DECLS

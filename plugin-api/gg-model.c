@@ -15,12 +15,14 @@
 
 typedef struct {
   JsonObject *data;
+  gboolean outside_schema;  /* _gg_model_error_set_outside_schema() */
 } GgModelErrorPrivate;
 
 static void
 gg_model_error_private_init (GgModelErrorPrivate *priv)
 {
   priv->data = NULL;
+  priv->outside_schema = FALSE;
 }
 
 static void
@@ -28,6 +30,7 @@ gg_model_error_private_copy (const GgModelErrorPrivate *src,
                              GgModelErrorPrivate       *dest)
 {
   dest->data = src->data != NULL ? json_object_ref (src->data) : NULL;
+  dest->outside_schema = src->outside_schema;
 }
 
 static void
@@ -185,6 +188,31 @@ gg_model_error_get_data (const GError *error)
     return NULL;
   priv = gg_model_error_get_private (error);
   return priv != NULL ? priv->data : NULL;
+}
+
+/* Not API: marks @error (of GG_MODEL_ERROR) as the model's answer being
+ * outside the turn's output schema, the failure a decision asks again for.
+ * A flag rather than the message's wording, which is free to change.
+ * Returns: @error */
+GError *
+_gg_model_error_set_outside_schema (GError *error)
+{
+  GgModelErrorPrivate *priv = error != NULL && error->domain == GG_MODEL_ERROR ?
+                              gg_model_error_get_private (error) : NULL;
+
+  if (priv != NULL)
+    priv->outside_schema = TRUE;
+  return error;
+}
+
+/* Not API: whether @error says the model's answer was outside the schema. */
+gboolean
+_gg_model_error_is_outside_schema (const GError *error)
+{
+  GgModelErrorPrivate *priv = error != NULL && error->domain == GG_MODEL_ERROR ?
+                              gg_model_error_get_private (error) : NULL;
+
+  return priv != NULL && priv->outside_schema;
 }
 
 /* ---- tool modes -------------------------------------------------------- */

@@ -78,7 +78,7 @@ _gg_schema_set_error (GError    **error,
  *
  * Gets where in the instance validation failed.
  *
- * Returns: (nullable): the JSON pointer into the instance where
+ * Returns: (transfer none) (nullable): the JSON pointer into the instance where
  *   validation failed ("#" for the root, "#/party/0/name"), or %NULL for
  *   errors about the schema itself and for other domains
  *
@@ -101,7 +101,7 @@ gg_schema_error_get_path (const GError *error)
  *
  * Gets the schema keyword validation failed at.
  *
- * Returns: (nullable): the JSON pointer to the schema keyword at fault
+ * Returns: (transfer none) (nullable): the JSON pointer to the schema keyword at fault
  *   ("#/properties/name/minLength"; through a $ref it points into the
  *   referenced schema), or %NULL for other domains
  *

@@ -89,6 +89,7 @@ gg_a2g_handle_decide (GgA2gExchange *ex)
                                        request_id != NULL ? json_node_get_string (request_id) : NULL);
   for (guint i = 0; i < json_array_get_length (array); i++)
     g_ptr_array_add (request->entities,
+                     /* The entry is borrowed from ex->body, which request->ex keeps. */
                      gg_a2g_decide_entity_new (request, json_array_get_object_element (array, i),
                                                service->settings.default_deadline_ms));
   gg_a2g_decide_request_start (request);

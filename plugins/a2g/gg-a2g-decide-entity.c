@@ -148,11 +148,12 @@ settle_fallback (GgA2gDecideEntity *entity,
 }
 
 static void
-on_recorded (GObject      *source,
-             GAsyncResult *result,
-             gpointer      user_data)
+on_cache_written (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
 {
   gg_a2g_store_cache_put_finish (GG_A2G_STORE (source), result, NULL);
+  gg_a2g_decide_request_write_done (user_data);
 }
 
 static void
@@ -327,7 +328,9 @@ on_decided (GObject      *source,
       cached->action = g_strdup (decided->option);
       cached->confidence = decided->confidence;
       cached->reason = g_strdup (decided->reason);
-      gg_a2g_store_cache_put_async (service->store, cached, NULL, on_recorded, NULL);
+      /* The answer waits for it (gg_a2g_decide_request_write_begin()). */
+      gg_a2g_store_cache_put_async (service->store, cached, NULL, on_cache_written,
+                                    gg_a2g_decide_request_write_begin (entity->request));
     }
   settle_decision (entity, GG_A2G_SOURCE_MODEL, decided->option, decided->confidence, decided->reason);
 }

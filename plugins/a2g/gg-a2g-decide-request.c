@@ -12,8 +12,9 @@
  * - one timer, at the earliest deadline of the entities not settled yet,
  *   re-armed as they settle or time out, instead of one per entity;
  * - the decision records are written in one operation when the last
- *   entity has settled, before the answer goes out (a report that follows
- *   the answer finds its record);
+ *   entity has settled, and the answer goes out once the store has them
+ *   and the cache entries the decisions made (a report or a decision that
+ *   follows the answer, on any replica, finds them);
  * - the random part of every decision id comes from one read of the
  *   kernel's random source.
  *
@@ -285,8 +286,8 @@ on_records_written (GObject      *source,
                     GAsyncResult *result,
                     gpointer      user_data)
 {
-  (void) user_data;
   gg_a2g_store_record_put_many_finish (GG_A2G_STORE (source), result, NULL);
+  gg_a2g_decide_request_write_done (user_data);
 }
 
 static void
@@ -297,7 +298,7 @@ records_write (GgA2gDecideRequest *request)
   if (service == NULL || request->records->len == 0)
     return;
   gg_a2g_store_record_put_many_async (service->store, request->ex->session->client_id, request->records,
-                                      NULL, on_records_written, NULL);
+                                      NULL, on_records_written, gg_a2g_decide_request_write_begin (request));
 }
 
 /**
@@ -334,9 +335,9 @@ on_replay_stored (GObject      *source,
   gg_a2g_store_replay_finish_finish (GG_A2G_STORE (source), result, NULL);
 }
 
-/* Every entity settled: the records, the answer, its replay. */
+/* Every entity settled and the store took their writes: the answer, its replay. */
 static void
-request_finish (GgA2gDecideRequest *request)
+request_answer (GgA2gDecideRequest *request)
 {
   GgA2gExchange *ex = request->ex;
   GgA2gService *service = ex->service;
@@ -346,9 +347,7 @@ request_finish (GgA2gDecideRequest *request)
   gboolean answered = !g_cancellable_is_cancelled (ex->cancellable) && service != NULL;
   char *text;
 
-  deadline_stop (request);
-  /* Before the answer, so that a report that follows finds its record. */
-  records_write (request);
+  request->answered = TRUE;
   if (request->epoch != NULL)
     json_object_set_member (reply, "epoch", json_node_copy (request->epoch));
   for (guint i = 0; i < request->entities->len; i++)
@@ -366,6 +365,49 @@ request_finish (GgA2gDecideRequest *request)
   else if (service != NULL && service->closing)
     gg_a2g_exchange_fail (ex, GG_A2G_ERROR_UNAVAILABLE, "The service is shutting down.");
   gg_a2g_decide_request_unref (request);
+}
+
+/**
+ * gg_a2g_decide_request_write_begin:
+ * @request: a request that writes one of its decisions to the store
+ *
+ * Returns: (transfer full): @request, for the write's callback to give
+ *   gg_a2g_decide_request_write_done(); the answer waits for it
+ */
+GgA2gDecideRequest *
+gg_a2g_decide_request_write_begin (GgA2gDecideRequest *request)
+{
+  request->writes++;
+  return gg_a2g_decide_request_ref (request);
+}
+
+/**
+ * gg_a2g_decide_request_write_done:
+ * @request: (transfer full): the request a store write was for
+ *
+ * One write of the request's decisions came back (stored or not).
+ */
+void
+gg_a2g_decide_request_write_done (GgA2gDecideRequest *request)
+{
+  if (request->writes > 0)
+    request->writes--;
+  if (request->finishing && request->writes == 0 && !request->answered)
+    request_answer (request);
+  gg_a2g_decide_request_unref (request);
+}
+
+/* Every entity settled: their records written, then the answer. */
+static void
+request_finish (GgA2gDecideRequest *request)
+{
+  deadline_stop (request);
+  request->finishing = TRUE;
+  /* Before the answer, so that a report that follows, on any replica,
+   * finds its record, and the same situation there the cache entry. */
+  records_write (request);
+  if (request->writes == 0)
+    request_answer (request);
 }
 
 /** gg_a2g_decide_request_settled: @request: a request one of whose entities settled */

@@ -3,7 +3,8 @@
  * entities (gg-a2g-decide-entity.h) in request order, and what it does
  * once for all of them rather than once per entity: the request_id's
  * replay, one cache read, one deadline timer, one write of the decision
- * records, the decision ids' randomness, and the answer.
+ * records, the decision ids' randomness, and the answer, once the store
+ * has its writes.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -29,6 +30,11 @@ typedef struct {
   GPtrArray *records;         /* GgA2gRecord of the decisions made, written at the end */
   char *random_hex;           /* the decision ids' random part, 16 digits each */
   guint ids_used;
+  /* The answer waits for the store writes of its decisions (records,
+   * cache entries), so that what follows it, on any replica, sees them. */
+  guint writes;
+  gboolean finishing;
+  gboolean answered;
 } GgA2gDecideRequest;
 
 GgA2gDecideRequest *gg_a2g_decide_request_new             (GgA2gExchange *ex,
@@ -43,6 +49,8 @@ void                gg_a2g_decide_request_settled         (GgA2gDecideRequest *r
 void                gg_a2g_decide_request_add_record      (GgA2gDecideRequest *request,
                                                            GgA2gRecord        *record);
 char               *gg_a2g_decide_request_new_decision_id (GgA2gDecideRequest *request);
+GgA2gDecideRequest *gg_a2g_decide_request_write_begin (GgA2gDecideRequest *request);
+void                gg_a2g_decide_request_write_done  (GgA2gDecideRequest *request);
 
 /* Held by each callback of an entity's call: entities live as long as their
  * request, and the request until its last call has come back. */

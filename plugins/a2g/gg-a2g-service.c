@@ -412,13 +412,9 @@ static char *
 model_provider (GgA2gService *service,
                 JsonNode     *spec)
 {
-  g_autoptr(JsonNode) fallback = NULL;
-
+  /* "system" names the bus's default model: the bus keeps it (transfer none). */
   if (spec != NULL && JSON_NODE_HOLDS_VALUE (spec) && g_strcmp0 (json_node_get_string (spec), "system") == 0)
-    {
-      fallback = gg_bus_get_default_model (service->bus);
-      spec = fallback;
-    }
+    spec = gg_bus_get_default_model (service->bus);
   if (spec == NULL)
     return g_strdup ("none");
   if (JSON_NODE_HOLDS_VALUE (spec) && json_node_get_value_type (spec) == G_TYPE_STRING)
@@ -501,7 +497,7 @@ gg_a2g_service_listen (GgA2gService  *service,
     {
       /* Its own TLS: accepted and checked (TLS 1.2+) in gg-a2g-tls.c. */
       service->tls = gg_a2g_tls_listener_new (service->soup, gg_a2g_access_get_certificate (service->settings.access),
-                                              address, error);
+                                              address, (guint) service->settings.tls_handshake_timeout_s, error);
       if (service->tls == NULL)
         return FALSE;
       service->port = gg_a2g_tls_listener_get_port (service->tls);

@@ -9,6 +9,7 @@
 
 #include "gg-a2g-redis-store.h"
 #include "gg-a2g-settings.h"
+#include "gg-a2g-tls.h"
 
 #define GROUP "a2g"
 
@@ -135,6 +136,8 @@ gg_a2g_settings_load (GgA2gSettings *settings,
       json_node_set_string (settings->model, model);
     }
   if (!gg_config_get_int (config, GROUP, "default-deadline-ms", 1, 30000, 2000, &settings->default_deadline_ms, error) ||
+      !gg_config_get_int (config, GROUP, "tls-handshake-timeout", 1, 3600, GG_A2G_DEFAULT_TLS_HANDSHAKE_TIMEOUT_S,
+                          &settings->tls_handshake_timeout_s, error) ||
       !gg_config_get_int (config, GROUP, "max-sessions", 1, 10000000, 10000, &settings->max_sessions, error) ||
       !gg_config_get_int (config, GROUP, "session-ttl", 1, 86400 * 30, 3600, &settings->session_ttl_s, error) ||
       !gg_config_get_int (config, GROUP, "renew-grace", 1, 3600, 30, &settings->renew_grace_s, error) ||

@@ -20,6 +20,7 @@ typedef struct {
   guint16 listen_port;
   JsonNode *model;               /* the bus model spec */
   gint64 default_deadline_ms;
+  gint64 tls_handshake_timeout_s; /* own TLS: ClientHello and handshake (10) */
   gint64 max_sessions;
   gint64 session_ttl_s;
   gint64 renew_grace_s;

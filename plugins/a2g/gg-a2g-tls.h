@@ -9,11 +9,15 @@
 
 G_BEGIN_DECLS
 
+/* [a2g] tls-handshake-timeout: seconds for a ClientHello and the handshake. */
+#define GG_A2G_DEFAULT_TLS_HANDSHAKE_TIMEOUT_S 10
+
 typedef struct _GgA2gTlsListener GgA2gTlsListener;
 
 GgA2gTlsListener *gg_a2g_tls_listener_new      (SoupServer       *soup,
                                                 GTlsCertificate  *certificate,
                                                 GSocketAddress   *address,
+                                                guint             handshake_timeout_s,
                                                 GError          **error);
 guint16           gg_a2g_tls_listener_get_port (GgA2gTlsListener *listener);
 void              gg_a2g_tls_listener_free     (GgA2gTlsListener *listener);

@@ -168,7 +168,7 @@ static const char *
 string_member (JsonObject *object,
                const char *name)
 {
-  JsonNode *node = json_object_get_member (object, name);
+  JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
 
   if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
       json_node_get_value_type (node) != G_TYPE_STRING)
@@ -187,6 +187,25 @@ emit_invalid (GgGabpCodec *self,
 
   g_debug ("invalid message (%d): %s", code, message);
   g_signal_emit (self, signals[SIGNAL_INVALID], 0, id, type, error);
+}
+
+/* A message gg_json_parse() refused: reported with the id and type it
+ * shows before what broke it, so that a request whose id can be read is
+ * answered. Well-formed but for a number beyond a double's range (which
+ * the oam bridge answers -32600 too) it is an invalid request; else it is
+ * not JSON. */
+static void
+emit_unparsable (GgGabpCodec  *self,
+                 const char   *data,
+                 gsize         length,
+                 const GError *error)
+{
+  gboolean complete = FALSE;
+  g_autoptr(JsonNode) shown = gg_json_parse_salvage (data, (gssize) length, GG_JSON_DEFAULT_MAX_DEPTH, &complete);
+  JsonObject *object = shown != NULL && JSON_NODE_HOLDS_OBJECT (shown) ? json_node_get_object (shown) : NULL;
+
+  emit_invalid (self, string_member (object, "id"), string_member (object, "type"),
+                complete ? GG_GABP_ERROR_INVALID_REQUEST : GG_GABP_ERROR_PARSE, error->message);
 }
 
 /* Strict on output, lenient on input where real bridges deviate: GABS
@@ -250,7 +269,7 @@ gg_gabp_codec_process (GgGabpCodec *self,
   node = gg_json_parse (data, (gssize) length, GG_JSON_DEFAULT_MAX_DEPTH, &error);
   if (node == NULL)
     {
-      emit_invalid (self, NULL, NULL, GG_GABP_ERROR_PARSE, error->message);
+      emit_unparsable (self, data, length, error);
       return FALSE;
     }
   if (!JSON_NODE_HOLDS_OBJECT (node))

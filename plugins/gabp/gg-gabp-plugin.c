@@ -197,7 +197,7 @@ setup_mod (GgPlugin      *plugin,
     }
 
   mod = g_new0 (Mod, 1);
-  mod->bus = gg_plugin_get_bus (plugin);
+  mod->bus = gg_plugin_get_bus (plugin); /* borrowed: the bus outlives every plugin */
   mod->restart = restart;
   if (argv != NULL)
     {
@@ -217,7 +217,7 @@ setup_mod (GgPlugin      *plugin,
   gg_gabp_client_set_timeout (client, (guint) timeout);
   gg_gabp_client_set_max_message_size (client, (gsize) max_message_size);
   mod->target = gg_gabp_target_new (name, client);
-  if (!gg_bus_add_target (mod->bus, GG_TARGET (mod->target), error))
+  if (!gg_bus_add_target_full (mod->bus, GG_TARGET (mod->target), "gabp", error))
     {
       mod_free (mod);
       return NULL;
@@ -285,7 +285,7 @@ gabp_setup (GgPlugin  *plugin,
   gg_plugin_add_frontend (plugin, GG_FRONTEND (frontend));
 
   state = g_new0 (PluginState, 1);
-  state->bus = bus;
+  state->bus = bus; /* borrowed: the bus outlives every plugin */
   state->mods = g_ptr_array_new_with_free_func ((GDestroyNotify) mod_free);
   state->shutdown_id = g_signal_connect (bus, "shutdown", G_CALLBACK (on_shutdown), state);
   g_object_set_data_full (G_OBJECT (plugin), "gg-gabp-state", state, (GDestroyNotify) plugin_state_free);

@@ -125,7 +125,7 @@ gb_bridge_ensure_target (GbBridge *self,
   target = gb_http_target_new (connector);
   g_signal_connect (target, "tools-changed", G_CALLBACK (on_tools_changed), self);
   g_hash_table_insert (self->targets, GUINT_TO_POINTER (port), target);
-  if (!gg_bus_add_target (self->bus, GG_TARGET (target), &error))
+  if (!gg_bus_add_target_full (self->bus, GG_TARGET (target), "mcp", &error))
     g_debug ("Target http:%u: %s", port, error->message);
   return target;
 }

@@ -31,6 +31,7 @@ struct _GbFrontend {
   GgBus *bus;
   guint http_port;
   GArray *ports;             /* nullable: [gamebridge] ports */
+  GbMcpHttpSettings http_settings;
   GbOptions options;
   GOptionEntry *entries;
   GbBridge *bridge;
@@ -310,6 +311,7 @@ frontend_start_daemon (GgFrontend  *frontend,
     return TRUE;
   if (!start_bridge (self, error))
     return FALSE;
+  gb_mcp_server_set_http_settings (self->server, &self->http_settings);
   if (!gb_mcp_server_listen_http (self->server, self->http_port, error))
     {
       teardown_server (self);
@@ -351,6 +353,18 @@ frontend_stop_async (GgFrontend          *frontend,
       return;
     }
   gb_bridge_shutdown_async (self->bridge, on_daemon_instances_stopped, task);
+}
+
+/**
+ * gb_frontend_set_http_settings:
+ * @self: the front end
+ * @settings: the daemon's Streamable HTTP limits (copied)
+ */
+void
+gb_frontend_set_http_settings (GbFrontend              *self,
+                               const GbMcpHttpSettings *settings)
+{
+  self->http_settings = *settings;
 }
 
 /* For the tests: the port the daemon listens on. */

@@ -6,6 +6,8 @@
 
 #include <gamegate.h>
 
+#include "gb-mcp-server.h"
+
 G_BEGIN_DECLS
 
 #define GB_TYPE_FRONTEND (gb_frontend_get_type ())
@@ -15,5 +17,8 @@ GbFrontend *gb_frontend_new           (GgBus  *bus,
                                        guint   http_port,
                                        GArray *ports);
 guint       gb_frontend_get_http_port (GbFrontend *self);
+/* The daemon's Streamable HTTP limits, before it starts. */
+void        gb_frontend_set_http_settings (GbFrontend              *self,
+                                           const GbMcpHttpSettings *settings);
 
 G_END_DECLS

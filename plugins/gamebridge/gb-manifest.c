@@ -624,8 +624,8 @@ gb_tool_check_arguments (JsonObject  *schema,
 
   if (compiled == NULL || gg_schema_validate (compiled, instance, &local))
     return TRUE;
-  gb_error_usage (error, "Bad arguments for '%s' at %s: %s", tool,
-                  gg_schema_error_get_path (local) != NULL ? gg_schema_error_get_path (local) : "#",
-                  local->message);
+  /* The validator's message already starts with the path it failed at
+   * ("#/port: must be integer"), so it is named once. */
+  gb_error_usage (error, "Bad arguments for '%s' at %s", tool, local->message);
   return FALSE;
 }

@@ -1,155 +1,40 @@
 /* gb-mcp-http.c: the Streamable HTTP transport (MCP 2025-11-25) on libsoup 3:
  * one endpoint `/mcp` on 127.0.0.1, sessions named by `Mcp-Session-Id`.
  *
- * POST carries one JSON-RPC message. A request is answered as
- * application/json, or as an SSE stream once the call sends progress or log
- * notifications first (when the client accepts text/event-stream). GET opens
- * an SSE stream for messages not tied to a request; DELETE ends the session.
+ * POST carries one JSON-RPC message. A request answered at once is answered
+ * as application/json. One still running when its handler returns, or one
+ * that sends progress or log notifications, gets an SSE stream (when the
+ * client accepts text/event-stream): for a 2025-11-25 client it opens with a
+ * priming event (an id, `retry`, empty data), so that a client whose
+ * connection drops resumes it with GET and Last-Event-ID and gets what it
+ * missed, the response included (gb-mcp-event-store.c). A dropped
+ * connection never cancels the request. GET opens an SSE stream for
+ * messages not tied to a request, or resumes one; DELETE ends the session.
+ *
+ * The session table is bounded (GbMcpHttpSettings.max_sessions): a new
+ * client at a full table ends the least recently used session with no
+ * request in flight, whose client then gets 404 and initializes again.
  * Header-only checks (path, Origin, method, size) run before the body is
- * read. Browsers are kept out by Origin and Host (DNS rebinding).
+ * read. Browsers are kept out by Origin and Host (DNS rebinding). The
+ * transport accepts its connections itself, one request each (libsoup 3.2
+ * leaks the ones its own listener accepts: see on_incoming()).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <netinet/tcp.h>
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
 #include <libsoup/soup.h>
 
-#include "gb-mcp-private.h"
+#include "gb-mcp-http-private.h"
 
 /* Sessions nobody used for this long, with nothing open, are forgotten. */
 #define DEFAULT_SESSION_IDLE_US (G_TIME_SPAN_HOUR)
-#define MAX_SESSIONS 256
-
-struct _GbMcpHttp
-{
-  GbMcpServer *server;      /* not owned: it owns us */
-  SoupServer  *soup;
-  guint        port;
-  GHashTable  *sessions;    /* Mcp-Session-Id -> GbMcpSession (referenced) */
-  GHashTable  *live;        /* Exchange whose HTTP message is not finished */
-  gint64       idle_us;
-  guint        disconnect_id;
-  gboolean     closing;
-};
-
-typedef struct _Exchange Exchange;
-
-/* The HTTP side of one session. */
-typedef struct {
-  GbMcpHttp *http;
-  GPtrArray *streams;       /* Exchange: open GET streams, oldest first */
-  GPtrArray *posts;         /* Exchange: POSTs waiting for their answer */
-} HttpSession;
-
-/* One POST waiting for its answer, or one GET stream. */
-struct _Exchange {
-  grefcount          ref_count;
-  GbMcpHttp         *http;       /* NULL once the message finished */
-  SoupServerMessage *msg;
-  gboolean           sse_ok;
-  gboolean           streaming;  /* SSE headers set */
-  gboolean           paused;
-  gboolean           done;       /* answered, or the connection is gone */
-  gboolean           in_handler;
-};
-
-static void on_exchange_finished (SoupServerMessage *msg,
-                                  gpointer           user_data);
-static Exchange *exchange_ref (Exchange *exchange);
-
-static Exchange *
-exchange_new (GbMcpHttp         *http,
-              SoupServerMessage *msg)
-{
-  Exchange *exchange = g_new0 (Exchange, 1);
-
-  g_ref_count_init (&exchange->ref_count);
-  exchange->http = http;
-  exchange->msg = g_object_ref (msg);
-  exchange->in_handler = TRUE;
-  /* Kept until libsoup is done with the message, so closing can wait. */
-  g_hash_table_add (http->live, exchange_ref (exchange));
-  g_signal_connect (msg, "finished", G_CALLBACK (on_exchange_finished), exchange);
-  return exchange;
-}
-
-static Exchange *
-exchange_ref (Exchange *exchange)
-{
-  g_ref_count_inc (&exchange->ref_count);
-  return exchange;
-}
-
-static void
-exchange_unref (Exchange *exchange)
-{
-  if (!g_ref_count_dec (&exchange->ref_count))
-    return;
-  g_signal_handlers_disconnect_by_data (exchange->msg, exchange);
-  g_object_unref (exchange->msg);
-  g_free (exchange);
-}
-
-/* Lets libsoup write what was just set or appended. */
-static void
-exchange_push (Exchange *exchange)
-{
-  if (exchange->paused)
-    {
-      exchange->paused = FALSE;
-      soup_server_message_unpause (exchange->msg);
-    }
-  else if (exchange->streaming && !exchange->in_handler)
-    soup_server_message_unpause (exchange->msg);
-}
-
-static void
-start_stream (Exchange *exchange)
-{
-  SoupMessageHeaders *headers = soup_server_message_get_response_headers (exchange->msg);
-
-  soup_server_message_set_status (exchange->msg, SOUP_STATUS_OK, NULL);
-  soup_message_headers_set_encoding (headers, SOUP_ENCODING_CHUNKED);
-  soup_message_headers_replace (headers, "Content-Type", "text/event-stream");
-  soup_message_headers_replace (headers, "Cache-Control", "no-cache");
-  exchange->streaming = TRUE;
-}
-
-static void
-stream_append (Exchange *exchange,
-               JsonNode *message)
-{
-  g_autofree char *text = gg_json_to_string (message);
-  g_autofree char *event = g_strdup_printf ("event: message\ndata: %s\n\n", text);
-  SoupMessageBody *body = soup_server_message_get_response_body (exchange->msg);
-
-  soup_message_body_append (body, SOUP_MEMORY_COPY, event, strlen (event));
-  exchange_push (exchange);
-}
-
-static void
-stream_end (Exchange *exchange)
-{
-  soup_message_body_complete (soup_server_message_get_response_body (exchange->msg));
-  exchange->done = TRUE;
-  exchange_push (exchange);
-}
-
-static void
-set_json (SoupServerMessage *msg,
-          guint              status,
-          JsonNode          *message)
-{
-  g_autofree char *text = gg_json_to_string (message);
-  gsize length = strlen (text);
-
-  soup_server_message_set_status (msg, status, NULL);
-  soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_TAKE,
-                                    g_steal_pointer (&text), length);
-}
 
 /* An HTTP-level failure, with a JSON-RPC error body as clients expect. */
 static void
@@ -159,7 +44,19 @@ set_error (SoupServerMessage *msg,
            const char        *text)
 {
   g_autoptr(JsonNode) error = gb_mcp_message_new_error (NULL, code, text);
-  set_json (msg, status, error);
+  gb_mcp_http_set_json (msg, status, error);
+}
+
+/* Stops listening and drops every connection. */
+static void
+disconnect (GbMcpHttp *http)
+{
+  if (http->service != NULL)
+    {
+      g_socket_service_stop (http->service);
+      g_socket_listener_close (G_SOCKET_LISTENER (http->service));
+    }
+  soup_server_disconnect (http->soup);
 }
 
 static gboolean
@@ -168,22 +65,19 @@ disconnect_cb (gpointer user_data)
   GbMcpHttp *http = user_data;
 
   http->disconnect_id = 0;
-  soup_server_disconnect (http->soup);
+  disconnect (http);
   return G_SOURCE_REMOVE;
 }
 
-static void
-on_exchange_finished (SoupServerMessage *msg,
-                      gpointer           user_data)
+/**
+ * gb_mcp_http_forget_exchange:
+ * @http: the transport
+ * @exchange: one whose HTTP message libsoup finished
+ */
+void
+gb_mcp_http_forget_exchange (GbMcpHttp *http,
+                             Exchange  *exchange)
 {
-  Exchange *exchange = user_data;
-  GbMcpHttp *http = exchange->http;
-
-  /* Whatever we had still to say cannot be said any more. */
-  exchange->done = TRUE;
-  if (http == NULL)
-    return;
-  exchange->http = NULL;
   g_hash_table_remove (http->live, exchange);   /* may free it */
   /* Closing waited for the last answer to go out. */
   if (http->closing && g_hash_table_size (http->live) == 0)
@@ -193,129 +87,51 @@ on_exchange_finished (SoupServerMessage *msg,
     }
 }
 
-/* ---- the transport ------------------------------------------------------- */
+/* ---- the session table --------------------------------------------------- */
 
-static Exchange *
-live_stream (HttpSession *hs)
+static gboolean
+has_request_in_flight (GbMcpSession *session)
 {
-  for (guint i = hs->streams->len; i > 0; i--)
+  HttpSession *hs = session->transport_data;
+
+  return hs->posts->len > 0 || g_hash_table_size (session->calls) > 0;
+}
+
+static gboolean
+has_open_get (GbMcpSession *session)
+{
+  HttpSession *hs = session->transport_data;
+
+  for (guint i = hs->gets->len; i > 0; i--)
     {
-      Exchange *exchange = hs->streams->pdata[i - 1];
+      Exchange *exchange = hs->gets->pdata[i - 1];
+
       if (!exchange->done)
-        return exchange;
-      g_ptr_array_remove_index (hs->streams, i - 1);
+        return TRUE;
+      g_ptr_array_remove_index (hs->gets, i - 1);
     }
-  return NULL;
+  return FALSE;
 }
 
-static void
-http_send (GbMcpSession *session,
-           gpointer      exchange_ptr,
-           JsonNode     *message)
+static gboolean
+may_expire (GbMcpSession *session)
 {
-  HttpSession *hs = session->transport_data;
-  Exchange *exchange = exchange_ptr;
-
-  if (exchange != NULL && !exchange->done && exchange->sse_ok)
-    {
-      if (!exchange->streaming)
-        start_stream (exchange);
-      stream_append (exchange, message);
-      return;
-    }
-  /* Not tied to a request, or its client takes JSON only: the GET stream,
-   * if the client opened one; otherwise the message is dropped. */
-  exchange = live_stream (hs);
-  if (exchange != NULL)
-    stream_append (exchange, message);
+  return !has_request_in_flight (session) && !has_open_get (session);
 }
 
-static void
-http_finish (GbMcpSession *session,
-             gpointer      exchange_ptr,
-             JsonNode     *response)
+/* Its client will get 404 and initialize again; a request in flight would
+ * lose its answer. */
+static gboolean
+may_evict (GbMcpSession *session)
 {
-  HttpSession *hs = session->transport_data;
-  Exchange *exchange = exchange_ptr;
-
-  g_return_if_fail (exchange != NULL);
-
-  if (!exchange->done)
-    {
-      if (exchange->streaming)
-        {
-          if (response != NULL)
-            stream_append (exchange, response);
-          stream_end (exchange);
-        }
-      else
-        {
-          if (response != NULL)
-            set_json (exchange->msg, SOUP_STATUS_OK, response);
-          else
-            soup_server_message_set_status (exchange->msg, SOUP_STATUS_ACCEPTED, NULL);
-          exchange->done = TRUE;
-          exchange_push (exchange);
-        }
-    }
-  if (g_ptr_array_remove (hs->posts, exchange) == FALSE)
-    g_debug ("MCP HTTP: answer for an unknown exchange");
+  return !has_request_in_flight (session);
 }
-
-static void
-http_close (GbMcpSession *session)
-{
-  HttpSession *hs = session->transport_data;
-  GbMcpHttp *http = hs->http;
-
-  while (hs->streams->len > 0)
-    {
-      Exchange *exchange = hs->streams->pdata[0];
-      if (!exchange->done)
-        stream_end (exchange);
-      g_ptr_array_remove_index (hs->streams, 0);
-    }
-  /* Calls were answered before; a POST still open is one being dispatched. */
-  if (http != NULL && session->id != NULL)
-    g_hash_table_remove (http->sessions, session->id);
-}
-
-static const GbMcpTransport http_transport = {
-  http_send,
-  http_finish,
-  http_close,
-};
-
-static void
-http_session_free (gpointer data)
-{
-  HttpSession *hs = data;
-
-  g_ptr_array_unref (hs->streams);
-  g_ptr_array_unref (hs->posts);
-  g_free (hs);
-}
-
-/* ---- checks -------------------------------------------------------------- */
 
 static void
 expire_idle_sessions (GbMcpHttp *http)
 {
-  g_autoptr(GPtrArray) idle = g_ptr_array_new_with_free_func ((GDestroyNotify) gb_mcp_session_unref);
-  gint64 now = g_get_monotonic_time ();
-  GHashTableIter iter;
-  gpointer value;
+  g_autoptr(GPtrArray) idle = gb_mcp_session_table_expired (http->sessions, http->idle_us, may_expire);
 
-  g_hash_table_iter_init (&iter, http->sessions);
-  while (g_hash_table_iter_next (&iter, NULL, &value))
-    {
-      GbMcpSession *session = value;
-      HttpSession *hs = session->transport_data;
-
-      if (now - session->last_activity > http->idle_us && hs->posts->len == 0 &&
-          live_stream (hs) == NULL && g_hash_table_size (session->calls) == 0)
-        g_ptr_array_add (idle, gb_mcp_session_ref (session));
-    }
   for (guint i = 0; i < idle->len; i++)
     gb_mcp_session_close (idle->pdata[i], "The session expired");
 }
@@ -336,13 +152,14 @@ lookup_session (GbMcpHttp         *http,
       return NULL;
     }
   expire_idle_sessions (http);
-  session = g_hash_table_lookup (http->sessions, id);
+  session = gb_mcp_session_table_lookup (http->sessions, id);
   if (session == NULL)
     {
       set_error (msg, SOUP_STATUS_NOT_FOUND, GB_MCP_ERROR_TRANSPORT,
                  "Not Found: unknown or expired session; initialize a new one");
       return NULL;
     }
+  gb_mcp_session_table_touch (http->sessions, session);
   return session;
 }
 
@@ -376,6 +193,10 @@ early_handler (SoupServer        *soup,
   SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
   const char *method = soup_server_message_get_method (msg);
 
+  /* A connection handed over as a stream serves one request: a SoupServer
+   * keeps one alive only if it has a listener of its own (see on_incoming).
+   * Said, so that no client sends a second request into a closing one. */
+  soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
   if (strcmp (path, "/mcp") != 0)
     {
       set_error (msg, SOUP_STATUS_NOT_FOUND, GB_MCP_ERROR_TRANSPORT,
@@ -442,15 +263,25 @@ new_session (GbMcpHttp *http,
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *id = NULL;
-  HttpSession *hs;
   GbMcpSession *session;
 
   expire_idle_sessions (http);
-  if (g_hash_table_size (http->sessions) >= MAX_SESSIONS)
+  if (gb_mcp_session_table_size (http->sessions) >= http->settings.max_sessions)
     {
-      set_error (msg, SOUP_STATUS_SERVICE_UNAVAILABLE, GB_MCP_ERROR_TRANSPORT,
-                 "Service Unavailable: too many sessions");
-      return NULL;
+      /* Clients that leave without DELETE must not lock the others out. */
+      GbMcpSession *oldest = gb_mcp_session_table_least_recent (http->sessions, may_evict);
+
+      if (oldest == NULL)
+        {
+          g_autofree char *text =
+            g_strdup_printf ("Service Unavailable: too many sessions (the limit is %u, "
+                             "each with a request in flight)", http->settings.max_sessions);
+          set_error (msg, SOUP_STATUS_SERVICE_UNAVAILABLE, GB_MCP_ERROR_TRANSPORT, text);
+          return NULL;
+        }
+      g_debug ("MCP HTTP: %u sessions, the least recently used one ends for a new client",
+               gb_mcp_session_table_size (http->sessions));
+      gb_mcp_session_close (oldest, "The session ended for a new client");
     }
   id = gg_secure_token_hex (16, &error);
   if (id == NULL)
@@ -460,14 +291,11 @@ new_session (GbMcpHttp *http,
                  "Internal Server Error: cannot make a session id");
       return NULL;
     }
-  hs = g_new0 (HttpSession, 1);
-  hs->http = http;
-  hs->streams = g_ptr_array_new_with_free_func ((GDestroyNotify) exchange_unref);
-  hs->posts = g_ptr_array_new_with_free_func ((GDestroyNotify) exchange_unref);
-  session = gb_mcp_session_new (http->server, &http_transport, hs, http_session_free);
-  session->id = g_steal_pointer (&id);
-  g_hash_table_insert (http->sessions, session->id, session);
+  session = gb_mcp_http_session_new (http, g_steal_pointer (&id));
+  gb_mcp_session_table_add (http->sessions, session);
   gb_mcp_server_add_session (http->server, session);
+  /* The table and the server hold it now. */
+  gb_mcp_session_unref (session);
   return session;
 }
 
@@ -512,7 +340,7 @@ handle_post (GbMcpHttp         *http,
                                   g_bytes_get_size (bytes), &error_response);
   if (message == NULL)
     {
-      set_json (msg, SOUP_STATUS_BAD_REQUEST, error_response);
+      gb_mcp_http_set_json (msg, SOUP_STATUS_BAD_REQUEST, error_response);
       return;
     }
 
@@ -540,9 +368,9 @@ handle_post (GbMcpHttp         *http,
       return;
     }
 
-  exchange = exchange_new (http, msg);
+  exchange = gb_mcp_http_exchange_new (http, msg);
   exchange->sse_ok = sse_ok;
-  g_ptr_array_add (((HttpSession *) session->transport_data)->posts, exchange_ref (exchange));
+  g_ptr_array_add (((HttpSession *) session->transport_data)->posts, gb_mcp_http_exchange_ref (exchange));
   if (created)
     soup_message_headers_replace (soup_server_message_get_response_headers (msg),
                                   "Mcp-Session-Id", session->id);
@@ -554,13 +382,57 @@ handle_post (GbMcpHttp         *http,
                                    "Mcp-Session-Id");
       gb_mcp_session_close (session, "The session was not initialized");
     }
+  /* Still running: a stream the client can resume, should the connection
+   * drop before the answer. */
+  if (!exchange->done && exchange->stream == NULL && exchange->sse_ok && !session->closed &&
+      gb_mcp_http_session_resumable (session))
+    gb_mcp_http_open_request_stream (session, exchange);
   exchange->in_handler = FALSE;
-  if (!exchange->done)
+  /* A JSON answer waits paused; a stream goes out as it is written. */
+  if (!exchange->done && !exchange->streaming)
     {
       exchange->paused = TRUE;
       soup_server_message_pause (msg);
     }
-  exchange_unref (exchange);
+  gb_mcp_http_exchange_unref (exchange);
+}
+
+/* The stream a Last-Event-ID names, with what it sent after that event in
+ * @replay; sets the HTTP error when it cannot go on from there. */
+static GbMcpEventStream *
+find_resumed_stream (HttpSession       *hs,
+                     SoupServerMessage *msg,
+                     const char        *last_event_id,
+                     GString           *replay)
+{
+  GbMcpEventStream *stream = NULL;
+  g_autofree char *text = NULL;
+
+  switch (gb_mcp_event_store_resume (hs->store, last_event_id, &stream, replay))
+    {
+    case GB_MCP_EVENT_RESUME_OK:
+      return stream;
+    case GB_MCP_EVENT_RESUME_MALFORMED:
+      set_error (msg, SOUP_STATUS_BAD_REQUEST, GB_MCP_ERROR_TRANSPORT,
+                 "Bad Request: Last-Event-ID is not an event id of this server");
+      return NULL;
+    case GB_MCP_EVENT_RESUME_UNKNOWN:
+      text = g_strdup_printf ("Bad Request: Last-Event-ID %s names no event of this session",
+                              last_event_id);
+      set_error (msg, SOUP_STATUS_BAD_REQUEST, GB_MCP_ERROR_TRANSPORT, text);
+      return NULL;
+    case GB_MCP_EVENT_RESUME_GONE_STREAM:
+      text = g_strdup_printf ("Gone: the stream of Last-Event-ID %s is no longer kept", last_event_id);
+      set_error (msg, SOUP_STATUS_GONE, GB_MCP_ERROR_TRANSPORT, text);
+      return NULL;
+    case GB_MCP_EVENT_RESUME_GONE_EVENTS:
+    default:
+      text = g_strdup_printf ("Gone: the events after Last-Event-ID %s are no longer kept "
+                              "(a stream keeps its last %u; [gamebridge] sse-replay-events)",
+                              last_event_id, gb_mcp_event_store_get_max_events (hs->store));
+      set_error (msg, SOUP_STATUS_GONE, GB_MCP_ERROR_TRANSPORT, text);
+      return NULL;
+    }
 }
 
 static void
@@ -568,9 +440,12 @@ handle_get (GbMcpHttp         *http,
             SoupServerMessage *msg)
 {
   SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
+  const char *last_event_id = soup_message_headers_get_one (headers, "Last-Event-ID");
+  g_autoptr(GString) replay = g_string_new (NULL);
+  GbMcpEventStream *stream;
   GbMcpSession *session;
   HttpSession *hs;
-  Exchange *exchange;
+  Exchange *exchange, *previous;
   gboolean json_ok, sse_ok;
   static const char hello[] = ": gamegate MCP event stream\n\n";
 
@@ -586,16 +461,37 @@ handle_get (GbMcpHttp         *http,
   session = lookup_session (http, msg);
   if (session == NULL)
     return;
-  session->last_activity = g_get_monotonic_time ();
   hs = session->transport_data;
-  exchange = exchange_new (http, msg);
+  if (last_event_id != NULL)
+    {
+      stream = find_resumed_stream (hs, msg, last_event_id, replay);
+      if (stream == NULL)
+        return;
+      /* A connection we still think carries it is one the client gave up:
+       * each message goes out on one connection only. */
+      previous = gb_mcp_event_stream_get_sink (stream);
+      if (previous != NULL)
+        gb_mcp_http_exchange_end (previous);
+    }
+  else
+    stream = gb_mcp_event_store_open (hs->store, TRUE);
+
+  exchange = gb_mcp_http_exchange_new (http, msg);
   exchange->sse_ok = TRUE;
-  start_stream (exchange);
-  /* A comment, so the client sees the headers at once. */
-  soup_message_body_append (soup_server_message_get_response_body (msg),
-                            SOUP_MEMORY_STATIC, hello, strlen (hello));
+  exchange->stream = gb_mcp_event_stream_ref (stream);
+  gb_mcp_event_stream_set_sink (stream, exchange);
+  gb_mcp_http_exchange_start_sse (exchange);
+  if (last_event_id == NULL)
+    /* A comment, so the client sees the headers at once. */
+    gb_mcp_http_exchange_append (exchange, hello, strlen (hello));
+  if (replay->len > 0)
+    gb_mcp_http_exchange_append (exchange, replay->str, replay->len);
+  if (gb_mcp_event_stream_is_finished (stream))
+    gb_mcp_http_exchange_end (exchange);
+  else
+    gb_mcp_http_stream_prime (session, exchange);
   exchange->in_handler = FALSE;
-  g_ptr_array_add (hs->streams, exchange);
+  g_ptr_array_add (hs->gets, exchange);
 }
 
 static void
@@ -639,6 +535,38 @@ handler (SoupServer        *soup,
 
 /* ---- API ----------------------------------------------------------------- */
 
+/* libsoup 3.2's own listener (soup_server_listen()) leaks every connection
+ * it accepts: the socket always, and all of it when the client closes a
+ * kept-alive connection while it is idle (fixed in libsoup 3.3, commit
+ * d20c6601). Clients that come and go, as agents do, would grow the daemon
+ * and then run it out of file descriptors. Connections handed over as
+ * streams are released, so the transport accepts them itself; the price is
+ * one connection per request (a SoupServer without a listener keeps none
+ * alive), a TCP handshake on loopback. */
+static gboolean
+on_incoming (GSocketService    *service,
+             GSocketConnection *connection,
+             GObject           *source_object,
+             gpointer           user_data)
+{
+  GbMcpHttp *http = user_data;
+  GSocket *socket = g_socket_connection_get_socket (connection);
+  g_autoptr(GSocketAddress) local = g_socket_get_local_address (socket, NULL);
+  g_autoptr(GSocketAddress) remote = g_socket_get_remote_address (socket, NULL);
+
+  /* As libsoup's listener does: SSE events go out as they are written. */
+  g_socket_set_option (socket, IPPROTO_TCP, TCP_NODELAY, TRUE, NULL);
+  /* For the exchanges, to notice a client that hangs up (libsoup keeps
+   * the address as long as the connection). */
+  if (remote != NULL)
+    g_object_set_data_full (G_OBJECT (remote), GB_MCP_HTTP_CONNECTION_KEY, g_object_ref (connection),
+                            g_object_unref);
+  if (http->closing || local == NULL || remote == NULL ||
+      !soup_server_accept_iostream (http->soup, G_IO_STREAM (connection), local, remote, NULL))
+    g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
+  return TRUE;
+}
+
 /**
  * gb_mcp_http_new:
  * @server: the server (not referenced; it owns the result)
@@ -651,10 +579,11 @@ gb_mcp_http_new (GbMcpServer *server)
   GbMcpHttp *http = g_new0 (GbMcpHttp, 1);
 
   http->server = server;
-  http->sessions = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
-                                          (GDestroyNotify) gb_mcp_session_unref);
+  http->sessions = gb_mcp_session_table_new ();
+  http->settings = (GbMcpHttpSettings) { GB_MCP_HTTP_DEFAULT_MAX_SESSIONS, GB_MCP_HTTP_DEFAULT_REPLAY_EVENTS,
+                                         GB_MCP_HTTP_DEFAULT_RETRY_MS };
   http->idle_us = DEFAULT_SESSION_IDLE_US;
-  http->live = g_hash_table_new_full (NULL, NULL, (GDestroyNotify) exchange_unref, NULL);
+  http->live = g_hash_table_new_full (NULL, NULL, (GDestroyNotify) gb_mcp_http_exchange_unref, NULL);
   http->soup = soup_server_new ("server-header", "gamegate-mcp ", NULL);
   soup_server_add_early_handler (http->soup, NULL, early_handler, http, NULL);
   soup_server_add_handler (http->soup, NULL, handler, http, NULL);
@@ -670,28 +599,36 @@ gb_mcp_http_new (GbMcpServer *server)
  * Returns: %TRUE once listening
  */
 gboolean
-gb_mcp_http_listen (GbMcpHttp *http,
-                    guint      port,
-                    GError   **error)
+gb_mcp_http_listen (GbMcpHttp  *http,
+                    guint       port,
+                    GError    **error)
 {
   g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
   g_autoptr(GSocketAddress) address = NULL;
-  g_autoptr(GSList) listeners = NULL;
   g_autoptr(GSocketAddress) local = NULL;
+  g_autoptr(GSocketService) service = NULL;
 
   if (port > G_MAXUINT16)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "Invalid port %u", port);
       return FALSE;
     }
+  if (http->service != NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS, "Already listening on port %u", http->port);
+      return FALSE;
+    }
   address = g_inet_socket_address_new (loopback, (guint16) port);
-  if (!soup_server_listen (http->soup, address, 0, error))
-    return FALSE;
-  listeners = soup_server_get_listeners (http->soup);
-  local = listeners != NULL ? g_socket_get_local_address (listeners->data, error) : NULL;
-  if (local == NULL)
+  service = g_socket_service_new ();
+  /* libsoup's own listener takes the system's largest backlog too. */
+  g_socket_listener_set_backlog (G_SOCKET_LISTENER (service), SOMAXCONN);
+  if (!g_socket_listener_add_address (G_SOCKET_LISTENER (service), address, G_SOCKET_TYPE_STREAM,
+                                      G_SOCKET_PROTOCOL_TCP, NULL, &local, error))
     return FALSE;
   http->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (local));
+  g_signal_connect (service, "incoming", G_CALLBACK (on_incoming), http);
+  g_socket_service_start (service);
+  http->service = g_steal_pointer (&service);
   return TRUE;
 }
 
@@ -705,6 +642,23 @@ gb_mcp_http_set_session_idle_timeout (GbMcpHttp *http,
                                       gint64     idle_us)
 {
   http->idle_us = MAX (idle_us, 0);
+}
+
+/**
+ * gb_mcp_http_set_settings:
+ * @http: the transport
+ * @settings: its limits (copied)
+ *
+ * A smaller session limit takes effect with the next new client; a session
+ * keeps the replay limit it started with.
+ */
+void
+gb_mcp_http_set_settings (GbMcpHttp               *http,
+                          const GbMcpHttpSettings *settings)
+{
+  http->settings = *settings;
+  http->settings.max_sessions = MAX (http->settings.max_sessions, 1);
+  http->settings.replay_events = MAX (http->settings.replay_events, 1);
 }
 
 /**
@@ -730,13 +684,13 @@ gb_mcp_http_get_port (GbMcpHttp *http)
 void
 gb_mcp_http_close (GbMcpHttp *http)
 {
-  g_hash_table_remove_all (http->sessions);
+  gb_mcp_session_table_remove_all (http->sessions);
   http->port = 0;
   if (http->closing)
     return;
   http->closing = TRUE;
   if (g_hash_table_size (http->live) == 0)
-    soup_server_disconnect (http->soup);
+    disconnect (http);
   else
     http->disconnect_id = g_timeout_add_seconds (2, disconnect_cb, http);
 }
@@ -756,8 +710,9 @@ gb_mcp_http_free (GbMcpHttp *http)
   while (g_hash_table_iter_next (&iter, &key, NULL))
     ((Exchange *) key)->http = NULL;
   g_hash_table_unref (http->live);
-  soup_server_disconnect (http->soup);
-  g_hash_table_unref (http->sessions);
+  disconnect (http);
+  g_clear_object (&http->service);
+  gb_mcp_session_table_free (http->sessions);
   g_object_unref (http->soup);
   g_free (http);
 }

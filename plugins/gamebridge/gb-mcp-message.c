@@ -156,7 +156,7 @@ gb_mcp_message_parse (const char  *data,
     }
 
   message->kind = id != NULL ? GB_MCP_MESSAGE_REQUEST : GB_MCP_MESSAGE_NOTIFICATION;
-  message->method = json_node_get_string (method);
+  message->method = json_node_get_string (method); /* borrowed: from message->root */
   message->params = params != NULL ? json_node_get_object (params) : NULL;
   message->id = id;
   return g_steal_pointer (&message);

@@ -162,9 +162,13 @@ gboolean      gb_mcp_http_listen        (GbMcpHttp *http,
                                          GError   **error);
 guint         gb_mcp_http_get_port      (GbMcpHttp *http);
 /* An HTTP session unused this long (default 1 h), with no call running and
- * no stream open, is forgotten: its id then gets 404. */
+ * no stream open, is forgotten: its id then gets 404. So is the least
+ * recently used one without a request in flight when a new client comes to
+ * a full table (GbMcpHttpSettings.max_sessions). */
 void          gb_mcp_http_set_session_idle_timeout (GbMcpHttp *http,
                                                     gint64     idle_us);
+void          gb_mcp_http_set_settings  (GbMcpHttp               *http,
+                                         const GbMcpHttpSettings *settings);
 /* Closes every HTTP session and stops listening. */
 void          gb_mcp_http_close         (GbMcpHttp *http);
 void          gb_mcp_http_free          (GbMcpHttp *http);

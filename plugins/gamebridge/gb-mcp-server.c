@@ -24,6 +24,7 @@ struct _GbMcpServer
   gpointer            provider_data;
   GPtrArray          *sessions;   /* GbMcpSession, referenced */
   GbMcpHttp          *http;
+  GbMcpHttpSettings   http_settings;
   gboolean            closed;
 };
 
@@ -571,8 +572,33 @@ gb_mcp_server_listen_http (GbMcpServer  *self,
   g_return_val_if_fail (!self->closed, FALSE);
 
   if (self->http == NULL)
-    self->http = gb_mcp_http_new (self);
+    {
+      self->http = gb_mcp_http_new (self);
+      gb_mcp_http_set_settings (self->http, &self->http_settings);
+    }
   return gb_mcp_http_listen (self->http, port, error);
+}
+
+/**
+ * gb_mcp_server_set_http_settings:
+ * @self: a server
+ * @settings: the limits of the HTTP transport (copied; a zero field keeps
+ *   its default)
+ */
+void
+gb_mcp_server_set_http_settings (GbMcpServer             *self,
+                                 const GbMcpHttpSettings *settings)
+{
+  g_return_if_fail (GB_IS_MCP_SERVER (self));
+  g_return_if_fail (settings != NULL);
+
+  self->http_settings.max_sessions = settings->max_sessions > 0 ? settings->max_sessions
+                                                                : GB_MCP_HTTP_DEFAULT_MAX_SESSIONS;
+  self->http_settings.replay_events = settings->replay_events > 0 ? settings->replay_events
+                                                                  : GB_MCP_HTTP_DEFAULT_REPLAY_EVENTS;
+  self->http_settings.retry_ms = settings->retry_ms > 0 ? settings->retry_ms : GB_MCP_HTTP_DEFAULT_RETRY_MS;
+  if (self->http != NULL)
+    gb_mcp_http_set_settings (self->http, &self->http_settings);
 }
 
 /**
@@ -719,4 +745,7 @@ static void
 gb_mcp_server_init (GbMcpServer *self)
 {
   self->sessions = g_ptr_array_new_with_free_func ((GDestroyNotify) gb_mcp_session_unref);
+  self->http_settings.max_sessions = GB_MCP_HTTP_DEFAULT_MAX_SESSIONS;
+  self->http_settings.replay_events = GB_MCP_HTTP_DEFAULT_REPLAY_EVENTS;
+  self->http_settings.retry_ms = GB_MCP_HTTP_DEFAULT_RETRY_MS;
 }

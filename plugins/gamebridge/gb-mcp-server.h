@@ -52,6 +52,27 @@ typedef struct {
                                    GError       **error);
 } GbMcpToolsProvider;
 
+/* The limits of the Streamable HTTP transport (`[gamebridge]` keys
+ * http-max-sessions, sse-replay-events and sse-retry-ms). */
+#define GB_MCP_HTTP_DEFAULT_MAX_SESSIONS  256
+#define GB_MCP_HTTP_DEFAULT_REPLAY_EVENTS 256
+#define GB_MCP_HTTP_DEFAULT_RETRY_MS      1000
+
+/**
+ * GbMcpHttpSettings:
+ * @max_sessions: sessions kept at once; when full, a new client ends the
+ *   least recently used one that has no request in flight
+ * @replay_events: events each SSE stream keeps for a client that resumes
+ *   with Last-Event-ID
+ * @retry_ms: the `retry` announced on SSE streams (how long a client waits
+ *   before it reconnects)
+ */
+typedef struct {
+  guint max_sessions;
+  guint replay_events;
+  guint retry_ms;
+} GbMcpHttpSettings;
+
 #define GB_TYPE_MCP_SERVER (gb_mcp_server_get_type ())
 G_DECLARE_FINAL_TYPE (GbMcpServer, gb_mcp_server, GB, MCP_SERVER, GObject)
 
@@ -72,6 +93,9 @@ gboolean     gb_mcp_server_listen_http           (GbMcpServer  *self,
                                                   guint         port,
                                                   GError      **error);
 guint        gb_mcp_server_get_http_port         (GbMcpServer *self);
+/* Before or while listening; a session keeps the replay limit it began with. */
+void         gb_mcp_server_set_http_settings     (GbMcpServer             *self,
+                                                  const GbMcpHttpSettings *settings);
 /* `notifications/tools/list_changed` to every client. */
 void         gb_mcp_server_notify_tools_changed  (GbMcpServer *self);
 /* `notifications/message` to every client whose level lets it through. */

@@ -1,7 +1,8 @@
 /* gb-plugin.c: the gamebridge plugin: the game-bridge MCP front end (`mcp`),
  * the HTTP game connector and the launcher. Config group [gamebridge]:
  * `http-port` (daemon MCP port on 127.0.0.1, default 7700, or
- * $GAME_BRIDGE_HTTP_PORT).
+ * $GAME_BRIDGE_HTTP_PORT), `ports`, and the Streamable HTTP limits
+ * `http-max-sessions`, `sse-replay-events` and `sse-retry-ms`.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -11,6 +12,26 @@
 #include "gb-frontend.h"
 
 #define DEFAULT_HTTP_PORT 7700
+
+static gboolean
+read_http_settings (GgConfig           *config,
+                    GbMcpHttpSettings  *settings,
+                    GError            **error)
+{
+  gint64 max_sessions, replay_events, retry_ms;
+
+  if (!gg_config_get_int (config, "gamebridge", "http-max-sessions", 1, 65536,
+                          GB_MCP_HTTP_DEFAULT_MAX_SESSIONS, &max_sessions, error) ||
+      !gg_config_get_int (config, "gamebridge", "sse-replay-events", 1, 65536,
+                          GB_MCP_HTTP_DEFAULT_REPLAY_EVENTS, &replay_events, error) ||
+      !gg_config_get_int (config, "gamebridge", "sse-retry-ms", 1, 600000,
+                          GB_MCP_HTTP_DEFAULT_RETRY_MS, &retry_ms, error))
+    return FALSE;
+  settings->max_sessions = (guint) max_sessions;
+  settings->replay_events = (guint) replay_events;
+  settings->retry_ms = (guint) retry_ms;
+  return TRUE;
+}
 
 static gboolean
 gamebridge_setup (GgPlugin *plugin,
@@ -23,6 +44,7 @@ gamebridge_setup (GgPlugin *plugin,
   gint64 http_port = DEFAULT_HTTP_PORT;
   const char *env_port = gg_config_get_env (config, "gamebridge", "http-port", "GAME_BRIDGE_HTTP_PORT");
   guint64 default_port = DEFAULT_HTTP_PORT;
+  GbMcpHttpSettings http_settings;
 
   /* GAME_BRIDGE_HTTP_PORT (0 = any free port) stands in for an absent
    * `http-port`, like the other GAME_BRIDGE_* variables do for options; the
@@ -33,6 +55,8 @@ gamebridge_setup (GgPlugin *plugin,
       default_port = DEFAULT_HTTP_PORT;
     }
   if (!gg_config_get_int (config, "gamebridge", "http-port", 0, 65535, (gint64) default_port, &http_port, error))
+    return FALSE;
+  if (!read_http_settings (config, &http_settings, error))
     return FALSE;
   ports_spec = gg_config_get_string (config, "gamebridge", "ports", NULL);
   if (ports_spec != NULL && *ports_spec != '\0')
@@ -47,6 +71,7 @@ gamebridge_setup (GgPlugin *plugin,
         }
     }
   frontend = gb_frontend_new (gg_plugin_get_bus (plugin), (guint) http_port, ports);
+  gb_frontend_set_http_settings (frontend, &http_settings);
   gg_plugin_add_frontend (plugin, GG_FRONTEND (frontend));
   return TRUE;
 }

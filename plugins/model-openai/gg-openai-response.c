@@ -615,8 +615,10 @@ reply_tool_calls (GgOpenaiAnswer        *answer,
  * @error: return location for a %GG_MODEL_ERROR
  *
  * Maps refusals to %GG_MODEL_ERROR_REFUSAL, content filtering to
- * %GG_MODEL_ERROR_GUARDRAIL_VIOLATION and malformed answers to
- * %GG_MODEL_ERROR_GENERATION_FAILED.
+ * %GG_MODEL_ERROR_GUARDRAIL_VIOLATION and malformed tool calls to
+ * %GG_MODEL_ERROR_GENERATION_FAILED. With an output schema the reply is
+ * the schema's JSON, or else the model's text (an answer outside the
+ * schema, for the agent turn to judge).
  *
  * Returns: (transfer full): the reply, or %NULL with @error set
  */
@@ -655,30 +657,22 @@ gg_openai_answer_to_reply (GgOpenaiAnswer        *answer,
   if (request != NULL && request->output_schema != NULL)
     {
       g_autofree char *copy = g_strdup (answer->content->str);
-      const char *text = strip_fence (copy);
-      g_autoptr(GError) local_error = NULL;
-      g_autoptr(JsonNode) parsed = NULL;
+      g_autoptr(JsonNode) parsed = gg_json_parse (strip_fence (copy), -1, GG_JSON_DEFAULT_MAX_DEPTH, NULL);
 
+      /* The server did answer: what the model said is its answer, right or
+       * wrong. Only the schema's JSON becomes reply->json; anything else
+       * (plain text, JSON cut off at the token limit, a wrapped answer
+       * without its 'value') goes back as the model's text, so that the
+       * agent turn, which checks every answer against the output schema,
+       * finds it outside the schema, and a decision asks again
+       * (GgDecisionFormat.schema_retries) as it does for a wrong option. */
+      if (parsed != NULL)
+        reply->json = gg_openai_strict_schema_unmap (request->output_schema, parsed,
+                                                     gg_openai_strict_schema_wraps (request->output_schema));
+      if (reply->json != NULL)
+        return g_steal_pointer (&reply);
       if (g_strcmp0 (answer->finish_reason, "length") == 0)
-        {
-          g_propagate_error (error, malformed ("the structured answer was cut off at the token limit"));
-          return NULL;
-        }
-      parsed = gg_json_parse (text, -1, GG_JSON_DEFAULT_MAX_DEPTH, &local_error);
-      if (parsed == NULL)
-        {
-          g_propagate_error (error, malformed ("the structured answer is not valid JSON: %s",
-                                               local_error->message));
-          return NULL;
-        }
-      reply->json = gg_openai_strict_schema_unmap (request->output_schema, parsed,
-                                                   gg_openai_strict_schema_wraps (request->output_schema));
-      if (reply->json == NULL)
-        {
-          g_propagate_error (error, malformed ("the structured answer lacks its 'value'"));
-          return NULL;
-        }
-      return g_steal_pointer (&reply);
+        g_debug ("The structured answer was cut off at the token limit");
     }
 
   reply->text = g_strdup (answer->content->str);

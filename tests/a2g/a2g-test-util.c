@@ -86,6 +86,23 @@ a2g_service_start_args (const char         *config,
   return service;
 }
 
+/**
+ * a2g_service_start_openai:
+ * @base_url: an OpenAI-compatible server's (the tests' fake one)
+ *
+ * Returns: (transfer full): the local profile with that server as its
+ *   model, and a long default deadline (HTTP to the fake server is slow
+ *   under valgrind)
+ */
+A2gService *
+a2g_service_start_openai (const char *base_url)
+{
+  g_autofree char *config = g_strdup_printf ("[a2g]\nmodel={\"type\":\"openai\",\"baseUrl\":\"%s\","
+                                             "\"model\":\"fake-model\"}\ndefault-deadline-ms=30000\n", base_url);
+
+  return a2g_service_start (config);
+}
+
 /** a2g_service_start: a2g_service_start_args() without extra arguments */
 A2gService *
 a2g_service_start (const char *config)
@@ -558,8 +575,9 @@ a2g_tls_server_config (A2gPem     *pem,
 {
   g_autofree char *games = games_config (extra);
 
-  return g_strdup_printf ("[a2g]\nprofile=server\ntls-certificate=%s\ntls-key=%s\n%s", pem->certificate, pem->key,
-                          games);
+  /* The handshake's deadline as the tests' own: slower under valgrind. */
+  return g_strdup_printf ("[a2g]\nprofile=server\ntls-certificate=%s\ntls-key=%s\ntls-handshake-timeout=%u\n%s",
+                          pem->certificate, pem->key, gg_test_timeout_ms (10000) / 1000, games);
 }
 
 /**

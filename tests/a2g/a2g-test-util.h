@@ -34,6 +34,7 @@ extern const char *a2g_test_miner_manifest;
 A2gService  *a2g_service_start      (const char *config);
 A2gService  *a2g_service_start_args (const char *config,
                                      const char * const *extra_args);
+A2gService  *a2g_service_start_openai (const char *base_url);
 void         a2g_service_stop       (A2gService *service);
 A2gResponse *a2g_request            (A2gService         *service,
                                      const char         *method,

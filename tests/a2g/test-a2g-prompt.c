@@ -30,14 +30,10 @@ fixture_setup (Fixture       *fixture,
                gconstpointer  data)
 {
   g_autofree char *url = NULL;
-  g_autofree char *config = NULL;
 
   fixture->fake = fake_openai_new ();
   url = fake_openai_get_base_url (fixture->fake);
-  /* A long default deadline: HTTP to the fake server is slow under valgrind. */
-  config = g_strdup_printf ("[a2g]\nmodel={\"type\":\"openai\",\"baseUrl\":\"%s\",\"model\":\"fake-model\"}\n"
-                            "default-deadline-ms=30000\n", url);
-  fixture->service = a2g_service_start (config);
+  fixture->service = a2g_service_start_openai (url);
   fixture->token = a2g_open (fixture->service, CLIENT, NULL);
 }
 

@@ -5,9 +5,8 @@
  * keys per game (missing, wrong, of another game, hashed in the config and
  * never logged), registered games and manifest hashes only, session tokens
  * bound to their client_id, the renewal grace, no console without its
- * credential (test-a2g-console-auth: with it); and the
- * service's own TLS with a self-signed certificate made at test time
- * (openssl): HTTPS served, plain HTTP and TLS before 1.2 refused.
+ * credential (test-a2g-console-auth: with it). The service's own TLS is
+ * in test-a2g-tls.c.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -351,99 +350,6 @@ test_game_budget (void)
   a2g_service_stop (service);
 }
 
-/* ---- the service's own TLS ------------------------------------------------- */
-
-/* What a GET /health over TLS @version (openssl s_client) gets back. */
-static char *
-get_over (guint       port,
-          const char *version)
-{
-  /* SECLEVEL=0: the client offers old versions; the service decides. */
-  g_autofree char *script = g_strdup_printf (
-    "printf 'GET /health HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nConnection: close\\r\\n\\r\\n' | "
-    "openssl s_client -quiet -ign_eof -connect 127.0.0.1:%u %s -cipher DEFAULT@SECLEVEL=0 2>/dev/null", port, version);
-  const char *args[] = { "/bin/sh", "-c", script, NULL };
-  g_autoptr(GError) error = NULL;
-  char *out = NULL;
-
-  g_spawn_sync (NULL, (char **) args, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_test_message ("%s: %s", version, out);
-  return out;
-}
-
-static void
-test_tls (void)
-{
-  A2gPem *pem = a2g_pem_new ();
-  g_autofree char *config = a2g_tls_server_config (pem, NULL);
-  A2gService *service = a2g_service_start (config);
-  g_autofree char *token = NULL;
-  g_autofree char *plain = NULL;
-  const char *request = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
-
-  g_assert_true (service->tls);
-  {
-    /* Over TLS the proxy header is not needed. */
-    g_autoptr(A2gResponse) health = a2g_get (service, "/health");
-
-    g_assert_cmpuint (health->status, ==, 200);
-    a2g_assert_json (health->body, "{\"a2g\":\"0.1\",\"ok\":true}");
-    g_assert_cmpstr (soup_message_headers_get_one (health->headers, "Strict-Transport-Security"), ==,
-                     "max-age=31536000");
-  }
-  token = a2g_server_session (service, CLIENT);
-  {
-    const char *context = "{\"client_id\":\"" CLIENT "\",\"scopes\":[\"station\"]}";
-    g_autoptr(A2gResponse) good = a2g_post (service, "/v1/context", token, context);
-    g_autoptr(A2gResponse) none = a2g_post (service, "/v1/context", NULL, context);
-
-    g_assert_cmpuint (good->status, ==, 200);
-    a2g_assert_error (none, 401, "Missing, invalid or expired session token.", "unauthorized");
-  }
-  /* Plain HTTP on the TLS port gets no HTTP answer at all. */
-  plain = a2g_raw (service, request, strlen (request));
-  g_assert_null (strstr (plain, "\"ok\":true"));
-  g_assert_false (g_str_has_prefix (plain, "HTTP/1.1 200"));
-  /* TLS 1.2 and later only: older connections are closed unread. */
-  for (guint i = 0; i < 4; i++)
-    {
-      const char *versions[] = { "-tls1_2", "-tls1_3", "-tls1_1", "-tls1" };
-      g_autofree char *out = get_over (service->port, versions[i]);
-
-      if (i < 2)
-        g_assert_true (g_str_has_prefix (out, "HTTP/1.1 200 OK"));
-      else
-        g_assert_null (strstr (out, "HTTP/1.1"));
-    }
-  a2g_assert_no_secret (service, KEY_FREIGHT);
-  a2g_assert_no_secret (service, token);
-  a2g_service_stop (service);
-  a2g_pem_free (pem);
-}
-
-static void
-test_tls_bad_files (void)
-{
-  A2gPem *pem = a2g_pem_new ();
-  g_autofree char *config = a2g_tls_server_config (pem, NULL);
-  g_autofree char *key_text = NULL;
-  g_autofree char *swapped = NULL;
-  g_autofree char *missing_key = NULL;
-  g_autoptr(GError) error = NULL;
-
-  g_file_get_contents (pem->key, &key_text, NULL, &error);
-  g_assert_no_error (error);
-  /* The key given as the certificate: refused, its text never echoed. */
-  swapped = g_strdup_printf ("[a2g]\nprofile=server\ntls-certificate=%s\ntls-key=%s\n%s", pem->key, pem->key,
-                             strstr (config, "games="));
-  a2g_assert_refuses_to_start (swapped, "[a2g] tls-certificate: cannot load it with tls-key", "PRIVATE KEY");
-  missing_key = g_strdup_printf ("[a2g]\nprofile=server\ntls-certificate=%s\n%s", pem->certificate,
-                                 strstr (config, "games="));
-  a2g_assert_refuses_to_start (missing_key, "tls-certificate and tls-key go together", NULL);
-  a2g_pem_free (pem);
-}
-
 int
 main (int    argc,
       char **argv)
@@ -457,7 +363,5 @@ main (int    argc,
   g_test_add_func ("/a2g/server/shared-cache", test_shared_cache);
   g_test_add_func ("/a2g/server/decide-rates", test_decide_rates);
   g_test_add_func ("/a2g/server/game-budget", test_game_budget);
-  g_test_add_func ("/a2g/server/tls", test_tls);
-  g_test_add_func ("/a2g/server/tls-bad-files", test_tls_bad_files);
   return g_test_run ();
 }

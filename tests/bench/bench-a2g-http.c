@@ -2,9 +2,12 @@
  *
  * The load generator is written against raw non-blocking sockets rather than
  * libsoup's client so that its own cost per request stays small and fixed
- * (no message objects, no main loop): each connection holds one prepared
- * request, sends it, parses the status line and Content-Length (or chunked
- * framing) of the answer, notes the latency and sends again.
+ * (no message objects, no main loop): each connection holds the prepared
+ * requests, sends one, parses the status line and Content-Length (or
+ * chunked framing) of the answer, notes the latency and sends the next.
+ * Over TLS the same bytes go through a GnuTLS session per connection, its
+ * handshake done once when the connection opens (keep-alive: the server
+ * must not close it).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -24,6 +27,7 @@
 #include <unistd.h>
 
 #include <glib-unix.h>
+#include <gnutls/gnutls.h>
 #include <libsoup/soup.h>
 
 /* --- answers ------------------------------------------------------------ */
@@ -120,40 +124,168 @@ connect_loopback (guint16   port,
   return fd;
 }
 
+/* --- TLS ---------------------------------------------------------------- */
+
+/* The servers measured are the benchmark's own, with certificates made for
+ * the run: any certificate is taken. */
+static gnutls_certificate_credentials_t
+tls_credentials (void)
+{
+  static gnutls_certificate_credentials_t credentials;
+
+  if (g_once_init_enter (&credentials))
+    {
+      gnutls_certificate_credentials_t made = NULL;
+
+      if (gnutls_certificate_allocate_credentials (&made) < 0)
+        g_error ("bench: gnutls_certificate_allocate_credentials failed");
+      g_once_init_leave (&credentials, made);
+    }
+  return credentials;
+}
+
+/* A TLS client session over the connected, blocking @fd, handshaken. */
+static gnutls_session_t
+tls_open (int      fd,
+          GError **error)
+{
+  gnutls_session_t session = NULL;
+  int ret;
+
+  if (gnutls_init (&session, GNUTLS_CLIENT) < 0 || gnutls_set_default_priority (session) < 0 ||
+      gnutls_credentials_set (session, GNUTLS_CRD_CERTIFICATE, tls_credentials ()) < 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot set up a TLS session");
+      if (session != NULL)
+        gnutls_deinit (session);
+      return NULL;
+    }
+  gnutls_transport_set_int (session, fd);
+  gnutls_handshake_set_timeout (session, GNUTLS_DEFAULT_HANDSHAKE_TIMEOUT);
+  do
+    ret = gnutls_handshake (session);
+  while (ret < 0 && gnutls_error_is_fatal (ret) == 0);
+  if (ret < 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "TLS handshake: %s", gnutls_strerror (ret));
+      gnutls_deinit (session);
+      return NULL;
+    }
+  return session;
+}
+
+/* A GnuTLS record call's result as send() and recv() give it: -1 with
+ * errno EAGAIN when it would block. */
+static gssize
+as_socket_result (gssize n)
+{
+  if (n == GNUTLS_E_AGAIN || n == GNUTLS_E_INTERRUPTED)
+    errno = n == GNUTLS_E_AGAIN ? EAGAIN : EINTR;
+  else if (n < 0)
+    errno = EIO;
+  return n < 0 ? -1 : n;
+}
+
+/* send() or recv() on @fd, through @tls when there is one. */
+static gssize
+wire_send (int               fd,
+           gnutls_session_t  tls,
+           const char       *data,
+           gsize             len)
+{
+  if (tls == NULL)
+    return send (fd, data, len, MSG_NOSIGNAL);
+  return as_socket_result (gnutls_record_send (tls, data, len));
+}
+
+static gssize
+wire_recv (int               fd,
+           gnutls_session_t  tls,
+           char             *buffer,
+           gsize             len)
+{
+  if (tls == NULL)
+    return recv (fd, buffer, len, 0);
+  return as_socket_result (gnutls_record_recv (tls, buffer, len));
+}
+
+/* Bytes GnuTLS has read from the socket already (poll() does not see them). */
+static gboolean
+wire_pending (gnutls_session_t tls)
+{
+  return tls != NULL && gnutls_record_check_pending (tls) > 0;
+}
+
+static void
+wire_close (int              fd,
+            gnutls_session_t tls)
+{
+  if (tls != NULL)
+    gnutls_deinit (tls);
+  if (fd >= 0)
+    close (fd);
+}
+
+char *
+bench_http_request_full (guint16     port,
+                         const char *path,
+                         const char *token,
+                         const char *headers,
+                         const char *body)
+{
+  g_autofree char *auth = token != NULL ? g_strdup_printf ("Authorization: Bearer %s\r\n", token)
+                                        : g_strdup ("");
+
+  return g_strdup_printf ("POST %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                          "Content-Type: application/json\r\n%s%sContent-Length: %zu\r\n\r\n%s",
+                          path, port, auth, headers != NULL ? headers : "", strlen (body), body);
+}
+
 char *
 bench_http_request (guint16     port,
                     const char *path,
                     const char *token,
                     const char *body)
 {
-  g_autofree char *auth = token != NULL ? g_strdup_printf ("Authorization: Bearer %s\r\n", token)
-                                        : g_strdup ("");
-
-  return g_strdup_printf ("POST %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
-                          "Content-Type: application/json\r\n%sContent-Length: %zu\r\n\r\n%s",
-                          path, port, auth, strlen (body), body);
+  return bench_http_request_full (port, path, token, NULL, body);
 }
 
 /* --- the blocking client ------------------------------------------------ */
 
 struct _BenchHttpConnection {
-  int      fd;
-  GString *in;
+  int               fd;
+  gnutls_session_t  tls;
+  GString          *in;
 };
+
+BenchHttpConnection *
+bench_http_connect_full (guint16   port,
+                         gboolean  tls,
+                         GError  **error)
+{
+  int fd = connect_loopback (port, FALSE, error);
+  gnutls_session_t session = NULL;
+  BenchHttpConnection *conn;
+
+  if (fd < 0)
+    return NULL;
+  if (tls && (session = tls_open (fd, error)) == NULL)
+    {
+      close (fd);
+      return NULL;
+    }
+  conn = g_new0 (BenchHttpConnection, 1);
+  conn->fd = fd;
+  conn->tls = session;
+  conn->in = g_string_new (NULL);
+  return conn;
+}
 
 BenchHttpConnection *
 bench_http_connect (guint16   port,
                     GError  **error)
 {
-  int fd = connect_loopback (port, FALSE, error);
-  BenchHttpConnection *conn;
-
-  if (fd < 0)
-    return NULL;
-  conn = g_new0 (BenchHttpConnection, 1);
-  conn->fd = fd;
-  conn->in = g_string_new (NULL);
-  return conn;
+  return bench_http_connect_full (port, FALSE, error);
 }
 
 char *
@@ -167,7 +299,7 @@ bench_http_exchange (BenchHttpConnection *conn,
 
   while (sent < len)
     {
-      ssize_t n = send (conn->fd, request + sent, len - sent, MSG_NOSIGNAL);
+      gssize n = wire_send (conn->fd, conn->tls, request + sent, len - sent);
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
@@ -182,7 +314,7 @@ bench_http_exchange (BenchHttpConnection *conn,
       gsize body_at = 0, body_len = 0;
       gssize whole = answer_complete (conn->in->str, conn->in->len, status, &body_at, &body_len);
       char buffer[65536];
-      ssize_t n;
+      gssize n;
 
       if (whole < 0)
         {
@@ -195,7 +327,7 @@ bench_http_exchange (BenchHttpConnection *conn,
           g_string_erase (conn->in, 0, whole);
           return body;
         }
-      n = recv (conn->fd, buffer, sizeof buffer, 0);
+      n = wire_recv (conn->fd, conn->tls, buffer, sizeof buffer);
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
@@ -212,7 +344,7 @@ bench_http_close (BenchHttpConnection *conn)
 {
   if (conn == NULL)
     return;
-  close (conn->fd);
+  wire_close (conn->fd, conn->tls);
   g_string_free (conn->in, TRUE);
   g_free (conn);
 }
@@ -220,11 +352,13 @@ bench_http_close (BenchHttpConnection *conn)
 /* --- the load generator ------------------------------------------------- */
 
 typedef struct {
-  int      fd;
-  gsize    sent;        /* bytes of the request written */
-  gint64   started_ns;
-  gboolean checked;     /* its first answer was looked at */
-  GString *in;
+  int              fd;
+  gnutls_session_t tls;
+  guint            next;        /* the request being sent */
+  gsize            sent;        /* bytes of it written */
+  gint64           started_ns;
+  gboolean         checked;     /* its first answer was looked at */
+  GString         *in;
 } Connection;
 
 static gint64
@@ -267,7 +401,7 @@ connection_send (Connection *c,
 {
   while (c->sent < len)
     {
-      ssize_t n = send (c->fd, request + c->sent, len - c->sent, MSG_NOSIGNAL);
+      gssize n = wire_send (c->fd, c->tls, request + c->sent, len - c->sent);
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
         return TRUE;
       if (n < 0 && errno == EINTR)
@@ -280,16 +414,18 @@ connection_send (Connection *c,
 }
 
 gboolean
-bench_load_run (guint16          port,
-                const char      *request,
-                guint            connections,
-                double           warmup_s,
-                double           seconds,
-                const char      *expect,
-                BenchLoadResult *result,
-                GError         **error)
+bench_load_run_requests (guint16             port,
+                         gboolean            tls,
+                         const char * const *requests,
+                         guint               connections,
+                         double              warmup_s,
+                         double              seconds,
+                         const char         *expect,
+                         BenchLoadResult    *result,
+                         GError            **error)
 {
-  gsize len = strlen (request);
+  guint n_requests = g_strv_length ((char **) requests);
+  g_autofree gsize *lens = g_new (gsize, MAX (n_requests, 1));
   g_autofree Connection *conns = g_new0 (Connection, connections);
   g_autofree struct pollfd *fds = g_new0 (struct pollfd, connections);
   g_autoptr(GArray) latencies = g_array_sized_new (FALSE, FALSE, sizeof (gint64), 1 << 18);
@@ -299,18 +435,29 @@ bench_load_run (guint16          port,
   gboolean ok = TRUE;
 
   memset (result, 0, sizeof *result);
+  g_return_val_if_fail (n_requests > 0, FALSE);
+  for (guint i = 0; i < n_requests; i++)
+    lens[i] = strlen (requests[i]);
   for (guint i = 0; i < connections; i++)
     {
-      conns[i].fd = connect_loopback (port, TRUE, error);
+      conns[i].fd = connect_loopback (port, !tls, error);
       conns[i].in = g_string_sized_new (4096);
-      if (conns[i].fd < 0)
+      /* The connections start at different requests. */
+      conns[i].next = i % n_requests;
+      if (conns[i].fd >= 0 && tls)
+        {
+          conns[i].tls = tls_open (conns[i].fd, error);
+          if (conns[i].tls != NULL)
+            g_unix_set_fd_nonblocking (conns[i].fd, TRUE, NULL);
+        }
+      if (conns[i].fd < 0 || (tls && conns[i].tls == NULL))
         {
           ok = FALSE;
           connections = i + 1;
           goto out;
         }
       conns[i].started_ns = now_ns ();
-      if (!connection_send (&conns[i], request, len))
+      if (!connection_send (&conns[i], requests[conns[i].next], lens[conns[i].next]))
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "send failed at once");
           ok = FALSE;
@@ -321,13 +468,16 @@ bench_load_run (guint16          port,
 
   while (now_ns () < measure_to)
     {
+      gboolean buffered = FALSE;
+
       for (guint i = 0; i < connections; i++)
         {
           fds[i].fd = conns[i].fd;
-          fds[i].events = POLLIN | (conns[i].sent < len ? POLLOUT : 0);
+          fds[i].events = POLLIN | (conns[i].sent < lens[conns[i].next] ? POLLOUT : 0);
           fds[i].revents = 0;
+          buffered |= wire_pending (conns[i].tls);
         }
-      if (poll (fds, connections, 100) < 0 && errno != EINTR)
+      if (poll (fds, connections, buffered ? 0 : 100) < 0 && errno != EINTR)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "poll: %s", g_strerror (errno));
           ok = FALSE;
@@ -337,16 +487,16 @@ bench_load_run (guint16          port,
         {
           Connection *c = &conns[i];
           char buffer[65536];
-          ssize_t n;
+          gssize n;
           guint status = 0;
           gsize body_at = 0, body_len = 0;
           gssize whole;
 
           if (fds[i].revents & POLLOUT)
-            connection_send (c, request, len);
-          if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+            connection_send (c, requests[c->next], lens[c->next]);
+          if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR)) && !wire_pending (c->tls))
             continue;
-          n = recv (c->fd, buffer, sizeof buffer, 0);
+          n = wire_recv (c->fd, c->tls, buffer, sizeof buffer);
           if (n < 0 && (errno == EAGAIN || errno == EINTR))
             continue;
           if (n <= 0)
@@ -394,9 +544,10 @@ bench_load_run (guint16          port,
                   result->matches += count_in (c->in->str + body_at, body_len, expect);
               }
             g_string_erase (c->in, 0, whole);
+            c->next = (c->next + 1) % n_requests;
             c->sent = 0;
             c->started_ns = now_ns ();
-            connection_send (c, request, len);
+            connection_send (c, requests[c->next], lens[c->next]);
           }
         }
     }
@@ -404,8 +555,7 @@ bench_load_run (guint16          port,
 out:
   for (guint i = 0; i < connections; i++)
     {
-      if (conns[i].fd >= 0)
-        close (conns[i].fd);
+      wire_close (conns[i].fd, conns[i].tls);
       if (conns[i].in != NULL)
         g_string_free (conns[i].in, TRUE);
     }
@@ -419,6 +569,21 @@ out:
                                                               (latencies->len * 99) / 100)) / 1000.0;
     }
   return ok;
+}
+
+gboolean
+bench_load_run (guint16          port,
+                const char      *request,
+                guint            connections,
+                double           warmup_s,
+                double           seconds,
+                const char      *expect,
+                BenchLoadResult *result,
+                GError         **error)
+{
+  const char *requests[] = { request, NULL };
+
+  return bench_load_run_requests (port, FALSE, requests, connections, warmup_s, seconds, expect, result, error);
 }
 
 /* --- the bare libsoup server -------------------------------------------- */

@@ -1,8 +1,9 @@
 /* bench-a2g-http.h: the a2g benchmarks' HTTP side: a keep-alive load
  * generator over raw sockets (one thread, poll(), N connections each sending
- * its next request as soon as the previous answer is complete), a small
- * blocking keep-alive client for setting things up, and a bare libsoup
- * server answering a fixed 200 JSON (the limit the service is compared with).
+ * its next request as soon as the previous answer is complete; plain or
+ * over TLS), a small blocking keep-alive client for setting things up, and
+ * a bare libsoup server answering a fixed 200 JSON (the limit the service
+ * is compared with).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -36,18 +37,40 @@ gboolean bench_load_run (guint16          port,
                          BenchLoadResult *result,
                          GError         **error);
 
+/* The same with @requests (NULL-terminated) sent in turn on each
+ * connection (each starting at another), over TLS when @tls. */
+gboolean bench_load_run_requests (guint16             port,
+                                  gboolean            tls,
+                                  const char * const *requests,
+                                  guint               connections,
+                                  double              warmup_s,
+                                  double              seconds,
+                                  const char         *expect,
+                                  BenchLoadResult    *result,
+                                  GError            **error);
+
 /* "POST @path" with a JSON @body, Host 127.0.0.1:@port, an Authorization
  * header when @token is not NULL. */
 char    *bench_http_request (guint16     port,
                              const char *path,
                              const char *token,
                              const char *body);
+/* The same with more @headers ("Name: value\r\n" lines, or NULL). */
+char    *bench_http_request_full (guint16     port,
+                                  const char *path,
+                                  const char *token,
+                                  const char *headers,
+                                  const char *body);
 
 /* One blocking keep-alive connection. */
 typedef struct _BenchHttpConnection BenchHttpConnection;
 
 BenchHttpConnection *bench_http_connect (guint16   port,
                                          GError  **error);
+/* Over TLS when @tls (any certificate taken). */
+BenchHttpConnection *bench_http_connect_full (guint16   port,
+                                              gboolean  tls,
+                                              GError  **error);
 /* Sends @request, waits for the answer; returns its body, sets @status. */
 char    *bench_http_exchange (BenchHttpConnection *conn,
                               const char          *request,

@@ -9,7 +9,11 @@
  *   - scripted-model decisions per second (cache off, 16 per request),
  *   - the model call's overhead over the model's own time (a scripted model
  *     that takes 20 ms, one request at a time),
- *   - resident memory per idle session (10,000 sessions; aim under 8 KiB).
+ *   - resident memory per idle session (10,000 sessions; aim under 8 KiB),
+ *   - decide over the service's own TLS (server profile, tls-certificate)
+ *     beside the same service over plain HTTP (behind-tls-proxy), the same
+ *     requests byte for byte: 64 distinct bodies in turn, with distinct
+ *     entities in distinct situations (aim: TLS at least 80% of plain).
  *
  * Beside throughput it prints the server's CPU time per answer (from
  * /proc schedstat: time actually on a CPU), which stays meaningful on a
@@ -31,6 +35,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gamegate.h>
 #include <json-glib/json-glib.h>
 
 #include "bench-a2g-http.h"
@@ -115,11 +120,12 @@ service_config (const char *model_json)
                           model_json, IDLE_SESSIONS * 2);
 }
 
+/* Starts `gamegate a2g` with the configuration @config; its port is read
+ * from its first line (http:// or https://). */
 static Service *
-service_start (const char *model_json)
+service_start_config (const char *config)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *config = service_config (model_json);
   const char *argv[] = { gamegate_bin (), "a2g", "--listen", "127.0.0.1:0", NULL };
   Service *service = g_new0 (Service, 1);
   g_auto(GStrv) env = g_get_environ ();
@@ -146,12 +152,20 @@ service_start (const char *model_json)
       g_string_append_c (line, c);
     }
   close (out_fd);
-  at = strstr (line->str, "http://127.0.0.1:");
+  at = strstr (line->str, "://127.0.0.1:");
   if (at == NULL)
     g_error ("bench-a2g: unexpected first line: %s", line->str);
-  service->port = (guint16) atoi (at + strlen ("http://127.0.0.1:"));
+  service->port = (guint16) atoi (at + strlen ("://127.0.0.1:"));
   g_string_free (line, TRUE);
   return service;
+}
+
+static Service *
+service_start (const char *model_json)
+{
+  g_autofree char *config = service_config (model_json);
+
+  return service_start_config (config);
 }
 
 static void
@@ -512,6 +526,224 @@ bench_idle_sessions (void)
   service_stop (service);
 }
 
+/* ---- decide over the service's own TLS beside plain HTTP ------------------ */
+
+#define TLS_BODIES 64
+#define TLS_ROUNDS 5
+#define TLS_API_KEY "ak_bench_3f9c0e71d25a48b6"
+/* Byte for byte the same requests to both: the plain one is "behind a
+ * TLS-terminating proxy", the TLS one ignores the header. */
+#define TLS_HEADERS "X-Forwarded-Proto: https\r\n"
+
+typedef struct {
+  char *dir;
+  char *certificate;
+  char *key;
+} Pem;
+
+/* A self-signed P-256 certificate for 127.0.0.1, made for the run. */
+static void
+pem_make (Pem *pem)
+{
+  g_autoptr(GError) error = NULL;
+  int status = -1;
+
+  pem->dir = g_dir_make_tmp ("bench-a2g-tls-XXXXXX", &error);
+  if (pem->dir == NULL)
+    g_error ("bench-a2g: %s", error->message);
+  pem->certificate = g_build_filename (pem->dir, "cert.pem", NULL);
+  pem->key = g_build_filename (pem->dir, "key.pem", NULL);
+  {
+    const char *args[] = { "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                           "-nodes", "-keyout", pem->key, "-out", pem->certificate, "-days", "1",
+                           "-subj", "/CN=127.0.0.1", NULL };
+    if (!g_spawn_sync (NULL, (char **) args, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
+                       G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error) || status != 0)
+      g_error ("bench-a2g: openssl req failed");
+  }
+}
+
+static void
+pem_clear (Pem *pem)
+{
+  unlink (pem->certificate);
+  unlink (pem->key);
+  rmdir (pem->dir);
+  g_free (pem->certificate);
+  g_free (pem->key);
+  g_free (pem->dir);
+}
+
+/* The server profile with orbital-freight registered, and @transport. */
+static Service *
+server_start (const char *model_json,
+              const char *transport)
+{
+  g_autoptr(JsonNode) manifest = json_from_string (MANIFEST, NULL);
+  g_autofree char *canonical = gg_json_canonical_string (manifest);
+  g_autofree char *manifest_sha = g_compute_checksum_for_string (G_CHECKSUM_SHA256, canonical, -1);
+  g_autofree char *key_sha = g_compute_checksum_for_string (G_CHECKSUM_SHA256, TLS_API_KEY, -1);
+  g_autofree char *base = service_config (model_json);
+  g_autofree char *config = g_strdup_printf ("%sprofile=server\ngames=orbital-freight\n"
+                                             "orbital-freight.api-key-sha256=%s\n"
+                                             "orbital-freight.manifests=sha256:%s\n%s",
+                                             base, key_sha, manifest_sha, transport);
+
+  return service_start_config (config);
+}
+
+/* Opens a session over @tls or not; returns its token. */
+static char *
+server_session (guint16  port,
+                gboolean tls)
+{
+  g_autoptr(GError) error = NULL;
+  BenchHttpConnection *conn = bench_http_connect_full (port, tls, &error);
+  g_autofree char *body = g_strdup_printf ("{\"a2g\":\"0.1\",\"client_id\":\"c_bench_tls_00001\","
+                                           "\"game\":\"orbital-freight\",\"manifest\":%s}", MANIFEST);
+  g_autofree char *request = bench_http_request_full (port, "/v1/session", TLS_API_KEY, TLS_HEADERS, body);
+  g_autofree char *answer = NULL;
+
+  if (conn == NULL)
+    g_error ("bench-a2g: %s", error->message);
+  answer = exchange_ok (conn, request);
+  bench_http_close (conn);
+  return string_member (answer, "session_token");
+}
+
+/* The @i-th of TLS_BODIES decide bodies: @pirates pirates in situations
+ * distinct after the manifest's buckets, and a trader (a model call every
+ * time) when @trader. */
+static char *
+varied_body (guint    i,
+             guint    pirates,
+             gboolean trader)
+{
+  static const char *const cargo[] = { "none", "ore", "medicine", "weapons" };
+  static const char *const legal[] = { "[\"attack\",\"flee\"]", "[\"attack\",\"flee\",\"surrender\"]",
+                                       "[\"flee\",\"call_help\",\"attack\"]" };
+  GString *body = g_string_new (NULL);
+
+  g_string_append_printf (body, "{\"client_id\":\"c_bench_tls_00001\",\"epoch\":%u,\"entities\":[", i + 1);
+  for (guint k = 0; k < pirates; k++)
+    {
+      guint n = i * pirates + k;
+
+      g_string_append_printf (body, "%s{\"entity\":\"pirate-%u\",\"type\":\"pirate\",\"profile\":\"%s\","
+                              "\"observations\":{\"hp\":%u,\"target_distance\":%u,\"allies_near\":%u,"
+                              "\"cargo_seen\":\"%s\",\"cornered\":%s},\"legal_actions\":%s}",
+                              k > 0 ? "," : "", n, n % 2 == 0 ? "coward" : "veteran", (n % 11) * 10,
+                              ((n / 11) % 21) * 250, (n / 231) % 17, cargo[n % 4], n % 2 == 0 ? "true" : "false",
+                              legal[n % 3]);
+    }
+  if (trader)
+    g_string_append_printf (body, "%s{\"entity\":\"trader-%u\",\"type\":\"trader\",\"observations\":"
+                            "{\"hp\":%u},\"legal_actions\":[\"flee\",\"dump_cargo\"]}",
+                            pirates > 0 ? "," : "", i, i % 101);
+  g_string_append (body, "]}");
+  return g_string_free (body, FALSE);
+}
+
+/* Best of TLS_ROUNDS alternating rounds, TLS and plain: the most requests
+ * per second of each, and the least CPU time per answer of each (the
+ * rounds least disturbed by other work on the machine). */
+static void
+tls_side_by_side (Service    *tls,
+                  const char *tls_token,
+                  Service    *plain,
+                  const char *plain_token,
+                  const char *label,
+                  guint       pirates,
+                  gboolean    trader)
+{
+  g_autoptr(GPtrArray) tls_requests = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) plain_requests = g_ptr_array_new_with_free_func (g_free);
+  guint entities = pirates + (trader ? 1 : 0);
+  BenchLoadResult tls_best = { 0 }, plain_best = { 0 };
+  double tls_cpu_us = G_MAXDOUBLE, plain_cpu_us = G_MAXDOUBLE;
+  g_autofree char *plain_label = NULL;
+
+  if (!wanted (label))
+    return;
+  for (guint i = 0; i < TLS_BODIES; i++)
+    {
+      g_autofree char *body = varied_body (i, pirates, trader);
+
+      g_ptr_array_add (tls_requests, bench_http_request_full (tls->port, "/v1/decide", tls_token, TLS_HEADERS, body));
+      g_ptr_array_add (plain_requests, bench_http_request_full (plain->port, "/v1/decide", plain_token,
+                                                                TLS_HEADERS, body));
+    }
+  g_ptr_array_add (tls_requests, NULL);
+  g_ptr_array_add (plain_requests, NULL);
+  for (guint round = 0; round < TLS_ROUNDS; round++)
+    for (guint side = 0; side < 2; side++)
+      {
+        Service *service = side == 0 ? tls : plain;
+        GPtrArray *requests = side == 0 ? tls_requests : plain_requests;
+        g_autoptr(GError) error = NULL;
+        guint64 before = bench_process_cpu_ns (service->pid);
+        BenchLoadResult r;
+        double cpu;
+
+        /* Every decision is a real one (no FALLBACK): counted by its id. */
+        if (!bench_load_run_requests (service->port, side == 0, (const char * const *) requests->pdata, CONNECTIONS,
+                                      WARMUP_S, MEASURE_S, "\"decision_id\"", &r, &error))
+          g_error ("bench-a2g: %s load: %s", side == 0 ? "TLS" : "plain", error->message);
+        cpu = r.requests > 0 ? (bench_process_cpu_ns (service->pid) - before) / 1000.0 /
+                               (r.requests * (WARMUP_S + MEASURE_S) / MEASURE_S) : 0;
+        if (side == 0)
+          {
+            if (r.per_second > tls_best.per_second)
+              tls_best = r;
+            tls_cpu_us = MIN (tls_cpu_us, cpu);
+          }
+        else
+          {
+            if (r.per_second > plain_best.per_second)
+              plain_best = r;
+            plain_cpu_us = MIN (plain_cpu_us, cpu);
+          }
+      }
+  plain_label = g_strdup_printf ("  plain HTTP, the same %u bodies", TLS_BODIES);
+  print_row (label, &tls_best, tls_cpu_us, &plain_best, plain_cpu_us);
+  print_row (plain_label, &plain_best, plain_cpu_us, NULL, 0);
+  printf ("  TLS/plain: %.0f%% of the requests per second, %.0f%% by CPU (aim: at least 80%%)\n",
+          100.0 * tls_best.per_second / MAX (plain_best.per_second, 1),
+          100.0 * plain_cpu_us / MAX (tls_cpu_us, 0.001));
+  if (tls_best.matches != tls_best.requests * entities || plain_best.matches != plain_best.requests * entities)
+    printf ("  (not every entity was decided: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " over TLS, %"
+            G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " plain)\n", tls_best.matches, tls_best.requests * entities,
+            plain_best.matches, plain_best.requests * entities);
+}
+
+static void
+bench_tls (void)
+{
+  const char *model = "{\"type\":\"scripted\",\"fallback\":{\"json\":"
+                      "{\"reason\":\"Outgunned.\",\"action\":\"flee\",\"confidence\":64}}}";
+  Pem pem = { 0 };
+  g_autofree char *tls_transport = NULL;
+  Service *tls, *plain;
+  g_autofree char *tls_token = NULL;
+  g_autofree char *plain_token = NULL;
+
+  pem_make (&pem);
+  tls_transport = g_strdup_printf ("tls-certificate=%s\ntls-key=%s\n", pem.certificate, pem.key);
+  tls = server_start (model, tls_transport);
+  plain = server_start (model, "behind-tls-proxy=true\n");
+  tls_token = server_session (tls->port, TRUE);
+  plain_token = server_session (plain->port, FALSE);
+  printf ("\ndecide over the service's own TLS (GnuTLS client, %u keep-alive connections, one handshake "
+          "each) beside plain HTTP;\n%u distinct bodies in turn; best of %u alternating %.1f s rounds "
+          "(CPU: the least per answer)\n", CONNECTIONS, TLS_BODIES, TLS_ROUNDS, MEASURE_S);
+  print_header ();
+  tls_side_by_side (tls, tls_token, plain, plain_token, "TLS decide, 3 pirates + 1 trader", 3, TRUE);
+  tls_side_by_side (tls, tls_token, plain, plain_token, "TLS decide, 1 pirate", 1, FALSE);
+  service_stop (tls);
+  service_stop (plain);
+  pem_clear (&pem);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -522,5 +754,7 @@ main (int   argc,
     bench_model_overhead ();
   if (wanted ("RSS per idle session"))
     bench_idle_sessions ();
+  if (wanted ("TLS decide"))
+    bench_tls ();
   return 0;
 }

@@ -1,6 +1,13 @@
 /* gg-test-util.c: spawning gamegate, reading its output with timeouts,
  * capturing expected log messages.
  *
+ * A spawned gamegate runs with GLib criticals fatal, and is stopped with
+ * SIGTERM so that it shuts down as a user's would and its leak checks
+ * (LeakSanitizer, valgrind's) run. What it wrote on stderr fails the test
+ * when it holds a report no test provokes on purpose: a critical, a
+ * warning of a library (GLib, GIO, GObject, json-glib, libsoup: an API
+ * misused), a sanitizer's or valgrind's report.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
@@ -287,6 +294,18 @@ gg_test_process_spawn (const char * const *args,
         }
     }
 
+  /* A critical is a bug (a freed JsonNode read, a GObject misused): the
+   * daemon stops at once, as the test program itself would. */
+  if (!env_sets (env, "G_DEBUG"))
+    {
+      const char *inherited = g_getenv ("G_DEBUG");
+      g_autofree char *debug = inherited != NULL && *inherited != '\0' ?
+                               g_strconcat (inherited, ",fatal-criticals", NULL) :
+                               g_strdup ("fatal-criticals");
+
+      g_subprocess_launcher_setenv (launcher, "G_DEBUG", debug, TRUE);
+    }
+
   /* Daemons started by tests running in parallel must not meet on the same
    * Unix socket: each gets its own runtime directory unless the test says. */
   g_autofree char *runtime_dir = NULL;
@@ -459,21 +478,68 @@ gg_test_process_count_in_stderr (GgTestProcess *process,
   return count;
 }
 
+/**
+ * gg_test_find_report:
+ * @text: what a gamegate process wrote on stderr
+ *
+ * Finds what no test provokes on purpose: a GLib critical or error, a
+ * warning of a domain other than gamegate's own (those tell an operator
+ * about bad input, and tests provoke them), an AddressSanitizer,
+ * LeakSanitizer or UndefinedBehaviorSanitizer report, a valgrind error.
+ *
+ * Returns: (transfer full) (nullable): the first line of the first
+ *   report, or %NULL when there is none
+ */
+char *
+gg_test_find_report (const char *text)
+{
+  static GRegex *report;
+  g_autoptr(GMatchInfo) match = NULL;
+
+  if (report == NULL)
+    report = g_regex_new ("^.*(?:"
+                          /* (gamegate:123): Json-CRITICAL **: ... ; ** (gamegate:123): WARNING **: ... */
+                          "\\(\\S+:\\d+\\): (?:(?!gamegate)[\\w.-]+-)?(?:CRITICAL|ERROR) \\*\\*|"
+                          "\\(\\S+:\\d+\\): (?:(?!gamegate)[\\w.-]+-)?WARNING \\*\\*|"
+                          "ERROR: (?:Address|Leak|Memory|Thread)Sanitizer|"
+                          "\\bruntime error: |"
+                          "^==\\d+== (?:Invalid |Conditional jump|Use of uninitialised|Syscall param|"
+                          "Mismatched free|Source and destination overlap|Argument '|\\S+ bytes in \\S+ blocks are "
+                          "(?:definitely|indirectly) lost|Process terminating)"
+                          ").*$",
+                          G_REGEX_MULTILINE | G_REGEX_OPTIMIZE, 0, NULL);
+  if (!g_regex_match (report, text, 0, &match))
+    return NULL;
+  return g_match_info_fetch (match, 0);
+}
+
 void
 gg_test_process_free (GgTestProcess *process)
 {
+  g_autofree char *report = NULL;
+
   if (process == NULL)
     return;
+  /* Stopped as a user stops it, so that its exit-time checks run. */
   if (!process->exited)
     {
-      g_subprocess_force_exit (process->subprocess);
-      g_subprocess_wait (process->subprocess, NULL, NULL);
+      g_subprocess_send_signal (process->subprocess, SIGTERM);
+      if (!gg_test_process_wait (process, gg_test_timeout_ms (5000), NULL))
+        {
+          g_subprocess_force_exit (process->subprocess);
+          g_subprocess_wait (process->subprocess, NULL, NULL);
+        }
     }
   g_cancellable_cancel (process->stderr_cancellable);
   while (!process->stderr_done)
     g_main_context_iteration (NULL, TRUE);
   if (process->stderr_text->len > 0)
     g_test_message ("gamegate stderr:\n%s", process->stderr_text->str);
+  report = gg_test_find_report (process->stderr_text->str);
+  if (report != NULL && g_test_initialized ())
+    g_test_fail_printf ("gamegate reported on stderr: %s", report);
+  else if (report != NULL)
+    g_error ("gamegate reported on stderr: %s\n%s", report, process->stderr_text->str);
 
   g_object_unref (process->stdin_pipe);
   g_object_unref (process->stdout_data);

@@ -63,7 +63,10 @@ const char    *gg_test_process_get_stderr   (GgTestProcess *process);
 const char    *gg_test_process_get_pid      (GgTestProcess *process);
 guint          gg_test_process_count_in_stderr (GgTestProcess *process,
                                                 const char    *needle);
+/* Stops it (SIGTERM, then SIGKILL) unless it exited; fails the test if
+ * its stderr holds a report (gg_test_find_report()). */
 void           gg_test_process_free         (GgTestProcess *process);
+char          *gg_test_find_report          (const char    *text);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GgTestProcess, gg_test_process_free)
 

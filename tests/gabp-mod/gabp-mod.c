@@ -634,7 +634,7 @@ on_incoming (GSocketService    *service,
     }
   c = g_new0 (Conn, 1);
   c->connection = g_object_ref (connection);
-  c->out = g_io_stream_get_output_stream (G_IO_STREAM (connection));
+  c->out = g_io_stream_get_output_stream (G_IO_STREAM (connection)); /* borrowed: c->connection's */
   c->in = g_byte_array_new ();
   c->subscribed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   mod.conns = g_list_prepend (mod.conns, c);

@@ -253,6 +253,8 @@ test_schemas_hostile_ref (void)
 
 /* Hostile bodies --------------------------------------------------------- */
 
+#define UUID "550e8400-e29b-41d4-a716-446655440000"
+
 static void
 test_codec_bad_bodies (void)
 {
@@ -261,18 +263,30 @@ test_codec_bad_bodies (void)
   g_autoptr(GOutputStream) out = g_memory_output_stream_new_resizable ();
   g_autoptr(GgGabpCodec) codec = gg_gabp_codec_new_for_streams (in, out, schemas);
   g_autoptr(GString) deep = g_string_new (NULL);
+  g_autofree char *zeros = g_strnfill (400, '0');
+  g_autofree char *huge = g_strdup_printf ("{\"v\":\"gabp/1\",\"id\":\"%s\",\"type\":\"request\",\"method\":\"session/hello\","
+                                           "\"params\":{\"n\":1%s}}", UUID, zeros);
   Counts n = { 0 };
-  struct { const char *body; int code; } cases[] = {
-    { "{", GG_GABP_ERROR_PARSE },
-    { "", GG_GABP_ERROR_PARSE },
-    { "\xff\xfe", GG_GABP_ERROR_PARSE },
-    { "[1,2]", GG_GABP_ERROR_INVALID_REQUEST },
-    { "42", GG_GABP_ERROR_INVALID_REQUEST },
-    { "{\"v\":\"gabp/1\",\"id\":\"x\",\"type\":\"request\",\"method\":\"tools/list\"}", GG_GABP_ERROR_INVALID_REQUEST },
-    { "{\"v\":\"gabp/1\",\"id\":\"550e8400-e29b-41d4-a716-446655440000\",\"type\":\"bogus\"}", GG_GABP_ERROR_INVALID_REQUEST },
-    { "{\"v\":\"gabp/1\",\"id\":\"550e8400-e29b-41d4-a716-446655440000\",\"type\":\"request\",\"method\":\"tools/call\",\"params\":{}}", GG_GABP_ERROR_INVALID_PARAMS },
-    { "{\"v\":\"gabp/1\",\"id\":\"550e8400-e29b-41d4-a716-446655440000\",\"type\":\"event\",\"channel\":\"a\",\"seq\":-1,\"payload\":1}", GG_GABP_ERROR_INVALID_REQUEST },
-    { "{\"v\":\"gabp/1\",\"id\":\"550e8400-e29b-41d4-a716-446655440000\",\"type\":\"request\",\"method\":\"tools/list\",\"params\":[]}", GG_GABP_ERROR_INVALID_REQUEST },
+  /* An invalid message keeps the id it shows, even one that is not JSON
+   * after it, so that a request can be answered. */
+  struct { const char *body; int code; const char *id; } cases[] = {
+    { "{", GG_GABP_ERROR_PARSE, NULL },
+    { "", GG_GABP_ERROR_PARSE, NULL },
+    { "\xff\xfe", GG_GABP_ERROR_PARSE, NULL },
+    { "[1,2]", GG_GABP_ERROR_INVALID_REQUEST, NULL },
+    { "42", GG_GABP_ERROR_INVALID_REQUEST, NULL },
+    { "{\"v\":\"gabp/1\",\"id\":\"x\",\"type\":\"request\",\"method\":\"tools/list\"}", GG_GABP_ERROR_INVALID_REQUEST, "x" },
+    { "{\"v\":\"gabp/1\",\"id\":\"" UUID "\",\"type\":\"bogus\"}", GG_GABP_ERROR_INVALID_REQUEST, UUID },
+    { "{\"v\":\"gabp/1\",\"id\":\"" UUID "\",\"type\":\"request\",\"method\":\"tools/call\",\"params\":{}}", GG_GABP_ERROR_INVALID_PARAMS, UUID },
+    { "{\"v\":\"gabp/1\",\"id\":\"" UUID "\",\"type\":\"event\",\"channel\":\"a\",\"seq\":-1,\"payload\":1}", GG_GABP_ERROR_INVALID_REQUEST, UUID },
+    { "{\"v\":\"gabp/1\",\"id\":\"" UUID "\",\"type\":\"request\",\"method\":\"tools/list\",\"params\":[]}", GG_GABP_ERROR_INVALID_REQUEST, UUID },
+    /* Well-formed but for a number beyond a double: an invalid request. */
+    { huge, GG_GABP_ERROR_INVALID_REQUEST, UUID },
+    /* Broken after the id: not JSON, the id read all the same. */
+    { "{\"v\":\"gabp/1\",\"id\":\"" UUID "\",\"type\":\"request\",\"method\":\"tools/list\",\"params\":{", GG_GABP_ERROR_PARSE, UUID },
+    { "{\"v\":\"gabp/1\",\"id\":\"" UUID "\",oops}", GG_GABP_ERROR_PARSE, UUID },
+    /* Broken inside the id: none. */
+    { "{\"v\":\"gabp/1\",\"id\":\"550e8400-e29b", GG_GABP_ERROR_PARSE, NULL },
   };
 
   counts_connect (&n, codec);
@@ -282,9 +296,8 @@ test_codec_bad_bodies (void)
       g_assert_false (gg_gabp_codec_process (codec, cases[i].body, strlen (cases[i].body)));
       g_assert_cmpint (n.invalid, ==, 1);
       g_assert_cmpint (n.last_code, ==, cases[i].code);
+      g_assert_cmpstr (n.last_invalid_id, ==, cases[i].id);
     }
-  /* An invalid request keeps its id so it can be answered. */
-  g_assert_cmpstr (n.last_invalid_id, ==, "550e8400-e29b-41d4-a716-446655440000");
 
   for (int i = 0; i < 10000; i++)
     g_string_append_c (deep, '[');

@@ -115,6 +115,74 @@ test_non_uuid_ids_are_echoed (void)
   daemon_free (&d);
 }
 
+/* A message the strict parser refuses is still answered when its id can
+ * be read: a number beyond a double's range (1 followed by 400 zeros) is
+ * an invalid request, as over oam; JSON broken after the id is a parse
+ * error. Broken inside the id, it cannot be answered. */
+static void
+test_unparsable_with_readable_id (void)
+{
+  Daemon d = { 0 };
+  TestPeer *peer;
+  g_autofree char *zeros = g_strnfill (400, '0');
+  g_autofree char *huge_hello = g_strdup_printf ("{\"v\":\"gabp/1\",\"id\":\"550e8400-e29b-41d4-a716-446655440011\","
+                                                 "\"type\":\"request\",\"method\":\"session/hello\",\"params\":{\"token\":\"t\","
+                                                 "\"bridgeVersion\":\"1.0\",\"platform\":\"linux\",\"launchId\":1%s}}", zeros);
+  g_autofree char *id_last = g_strdup_printf ("{\"v\":\"gabp/1\",\"type\":\"request\",\"method\":\"tools/list\","
+                                              "\"params\":{\"n\":-1%s},\"id\":\"550e8400-e29b-41d4-a716-446655440012\"}", zeros);
+  g_autoptr(JsonObject) welcome = NULL;
+  struct {
+    const char *send;
+    const char *answer;
+  } cases[] = {
+    { huge_hello,
+      "{\"v\":\"gabp/1\",\"id\":\"550e8400-e29b-41d4-a716-446655440011\",\"type\":\"response\",\"error\":{\"code\":-32600,"
+      "\"message\":\"JSON parse error at line 1, column 175: number out of range\"}}" },
+    { id_last,
+      "{\"v\":\"gabp/1\",\"id\":\"550e8400-e29b-41d4-a716-446655440012\",\"type\":\"response\",\"error\":{\"code\":-32600,"
+      "\"message\":\"JSON parse error at line 1, column 68: number out of range\"}}" },
+    /* truncated after the id */
+    { "{\"v\":\"gabp/1\",\"id\":\"550e8400-e29b-41d4-a716-446655440013\",\"type\":\"request\",\"method\":\"tools/li",
+      "{\"v\":\"gabp/1\",\"id\":\"550e8400-e29b-41d4-a716-446655440013\",\"type\":\"response\",\"error\":{\"code\":-32700,"
+      "\"message\":\"JSON parse error at line 1, column 94: unterminated string\"}}" },
+    /* cut right after the id */
+    { "{\"v\":\"gabp/1\",\"type\":\"request\",\"id\":\"550e8400-e29b-41d4-a716-446655440016\"",
+      "{\"v\":\"gabp/1\",\"id\":\"550e8400-e29b-41d4-a716-446655440016\",\"type\":\"response\",\"error\":{\"code\":-32700,"
+      "\"message\":\"JSON parse error at line 1, column 75: unexpected end of input\"}}" },
+    /* junk after the id, and no type yet: answered like a message without one */
+    { "{\"v\":\"gabp/1\",\"id\":\"550e8400-e29b-41d4-a716-446655440014\",type:request}",
+      "{\"v\":\"gabp/1\",\"id\":\"550e8400-e29b-41d4-a716-446655440014\",\"type\":\"response\",\"error\":{\"code\":-32700,"
+      "\"message\":\"JSON parse error at line 1, column 59: string expected as object key\"}}" },
+    /* broken inside the id: nothing to answer with */
+    { "{\"v\":\"gabp/1\",\"id\":\"550e8400-e29b-41d4-a716-4466554400\x01", NULL },
+    /* a response is never answered, readable id or not */
+    { "{\"v\":\"gabp/1\",\"id\":\"550e8400-e29b-41d4-a716-446655440015\",\"type\":\"response\",\"result\":{\"n\":1e999}}", NULL },
+  };
+
+  daemon_start (&d);
+  peer = test_peer_connect (d.port);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      test_peer_send (peer, cases[i].send);
+      if (cases[i].answer != NULL)
+        {
+          g_autofree char *answer = next_text (peer);
+
+          g_assert_cmpstr (answer, ==, cases[i].answer);
+        }
+    }
+  /* Nothing else was answered, and the connection is fine. */
+  welcome = test_peer_hello (peer, TEST_TOKEN2);
+  g_assert_cmpint (test_response_error_code (welcome), ==, 0);
+  g_assert_true (g_queue_is_empty (&peer->messages));
+  test_peer_free (peer);
+  daemon_stop (&d);
+  g_assert_cmpuint (gg_test_process_count_in_stderr (d.process, "a bridge sent a message that is not JSON, which cannot be "
+                                                                "answered: JSON parse error at line 1, column 55: control "
+                                                                "character in string (must be escaped)"), ==, 1);
+  daemon_free (&d);
+}
+
 static void
 send_huge (TestPeer *peer)
 {
@@ -186,5 +254,6 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/gabp/conformance/non-uuid-ids-are-echoed", test_non_uuid_ids_are_echoed);
   g_test_add_func ("/gabp/conformance/unanswerable-is-warned-about", test_unanswerable_is_warned_about);
+  g_test_add_func ("/gabp/conformance/unparsable-with-readable-id", test_unparsable_with_readable_id);
   return g_test_run ();
 }

@@ -112,6 +112,21 @@ hang_source_cb (GCancellable *cancellable,
   return G_SOURCE_REMOVE;
 }
 
+static gboolean
+gate_cancelled_cb (GCancellable *cancellable,
+                   gpointer      user_data)
+{
+  GTask *task = user_data;
+  FakeProvider *fake = ((Work *) g_task_get_task_data (task))->fake;
+
+  ((Work *) g_task_get_task_data (task))->source_id = 0;
+  fake->n_cancelled++;
+  if (fake->gates != NULL)
+    g_ptr_array_remove (fake->gates, task);
+  g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "cancelled");
+  return G_SOURCE_REMOVE;
+}
+
 static void
 fake_call_tool_async (gpointer             provider,
                       const char          *name,
@@ -147,8 +162,47 @@ fake_call_tool_async (gpointer             provider,
       g_source_attach (source, NULL);
       g_source_unref (source);
     }
+  else if (strcmp (name, "gate") == 0)
+    {
+      gint64 reports = json_object_has_member (arguments, "reports") ?
+                       json_object_get_int_member (arguments, "reports") : 1;
+      GSource *source = g_cancellable_source_new (cancellable);
+
+      for (gint64 i = 1; i <= reports; i++)
+        gb_mcp_call_report_progress (call, (double) i, 0, NULL);
+      if (fake->gates == NULL)
+        fake->gates = g_ptr_array_new_with_free_func (g_object_unref);
+      g_ptr_array_add (fake->gates, g_object_ref (task));
+      g_source_set_callback (source, G_SOURCE_FUNC (gate_cancelled_cb), g_object_ref (task), g_object_unref);
+      g_source_attach (source, NULL);
+      work->source_id = g_source_get_id (source);
+      g_source_unref (source);
+    }
   else
     g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "Unknown tool: %s", name);
+}
+
+guint
+fake_provider_open_gates (FakeProvider *fake)
+{
+  guint n = 0;
+
+  while (fake->gates != NULL && fake->gates->len > 0)
+    {
+      g_autoptr(GTask) task = g_ptr_array_steal_index (fake->gates, 0);
+      Work *work = g_task_get_task_data (task);
+
+      g_clear_handle_id (&work->source_id, g_source_remove);
+      g_task_return_pointer (task, text_result (work->arguments), (GDestroyNotify) json_object_unref);
+      n++;
+    }
+  return n;
+}
+
+void
+fake_provider_clear (FakeProvider *fake)
+{
+  g_clear_pointer (&fake->gates, g_ptr_array_unref);
 }
 
 static JsonObject *

@@ -61,10 +61,37 @@ const char *header_of (Pending    *pending,
 char *body_of (Pending *pending);
 JsonNode *json_of (Pending *pending);
 GPtrArray *events_of (Pending *pending);
+JsonNode *answer_of (Pending *pending);
 gint64 member_int (JsonNode   *node,
                    const char *path);
 const char *member_string (JsonNode   *node,
                            const char *path);
 char *open_session (Fixture *fx);
+char *open_session_version (Fixture    *fx,
+                            const char *version);
+
+/* A request whose SSE answer is read as it comes. */
+typedef struct {
+  SoupMessage      *msg;
+  GInputStream     *body;
+  GDataInputStream *lines;
+  GString          *seen;    /* every line read, each ending in "\n" */
+  gboolean          waiting;
+  gboolean          eof;
+} Stream;
+
+/* Sends the request and waits for the answer's headers. */
+Stream *stream_open        (Fixture            *fx,
+                            const char         *method,
+                            const char         *session_id,
+                            const char         *body,
+                            const char * const *headers);
+void    stream_read_until  (Stream     *stream,
+                            const char *needle);
+/* Reads until the server ends the answer. */
+void    stream_read_to_end (Stream *stream);
+/* Closes the connection before the answer ends, as a network drop would. */
+void    stream_drop        (Stream *stream);
+void    stream_free        (Stream *stream);
 
 G_END_DECLS

@@ -124,14 +124,30 @@ test_call (Fixture *fx, gconstpointer data)
                              "\"params\":{\"name\":\"nosuch\"}}", NULL);
   g_autoptr(Pending) discover =
     request (fx, "POST", id, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"server/discover\"}", NULL);
-  g_autoptr(JsonNode) result = json_of (echo);
-  g_autoptr(JsonNode) error = json_of (unknown);
+  g_autoptr(Pending) echo_json =
+    request (fx, "POST", id, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\","
+                             "\"params\":{\"name\":\"echo\",\"arguments\":{\"x\":2}}}",
+             (const char *[]) { "Accept", "application/json", NULL });
+  g_autofree char *echo_text = body_of (echo);
+  g_autoptr(JsonNode) error = answer_of (unknown);
   g_autoptr(JsonNode) not_found = json_of (discover);
+  g_autoptr(JsonNode) result_json = json_of (echo_json);
 
-  g_assert_cmpstr (header_of (echo, "Content-Type"), ==, "application/json");
-  g_assert_cmpint (member_int (result, "result.structuredContent.x"), ==, 1);
+  /* The tool answers after its handler returned: an SSE stream of its own,
+   * primed for a resume, then the response. */
+  g_assert_cmpstr (header_of (echo, "Content-Type"), ==, "text/event-stream");
+  g_assert_cmpstr (echo_text, ==,
+                   "id: 1-0\nretry: 1000\ndata:\n\n"
+                   "id: 1-1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":"
+                   "[{\"type\":\"text\",\"text\":\"{\\\"x\\\":1}\"}],\"structuredContent\":{\"x\":1}}}\n\n");
+  g_assert_cmpstr (header_of (unknown, "Content-Type"), ==, "text/event-stream");
   g_assert_cmpint (member_int (error, "error.code"), ==, -32602);
+  /* Answered within the handler: JSON. */
+  g_assert_cmpstr (header_of (discover, "Content-Type"), ==, "application/json");
   g_assert_cmpint (member_int (not_found, "error.code"), ==, -32601);
+  /* A client that takes JSON only. */
+  g_assert_cmpstr (header_of (echo_json, "Content-Type"), ==, "application/json");
+  g_assert_cmpint (member_int (result_json, "result.structuredContent.x"), ==, 2);
 }
 
 static void
@@ -198,11 +214,32 @@ test_cancel (Fixture *fx, gconstpointer data)
                                     "\"params\":{\"requestId\":\"h\"}}", NULL);
   g_assert_cmpuint (status_of (cancel), ==, 202);
   wait_for (hang);
-  /* No JSON-RPC response for a cancelled request. */
-  g_assert_cmpuint (status_of (hang), ==, 202);
-  g_assert_cmpuint (g_bytes_get_size (hang->body), ==, 0);
+  /* No JSON-RPC response for a cancelled request: its stream (opened, as
+   * the call was still running) ends after its priming event. */
+  g_assert_cmpuint (status_of (hang), ==, 200);
+  {
+    g_autofree char *text = body_of (hang);
+    g_assert_cmpstr (text, ==, "id: 1-0\nretry: 1000\ndata:\n\n");
+  }
   while (fx->fake.n_cancelled == 0)
     g_main_context_iteration (NULL, TRUE);
+
+  /* A client that takes JSON only gets 202 and no body. */
+  {
+    g_autoptr(Pending) json_hang =
+      start (fx, "POST", NULL, id, "{\"jsonrpc\":\"2.0\",\"id\":\"j\",\"method\":\"tools/call\","
+                                   "\"params\":{\"name\":\"hang\"}}",
+             (const char *[]) { "Accept", "application/json", NULL });
+    g_autoptr(Pending) json_cancel = NULL;
+
+    while (fx->fake.n_calls < 2)
+      g_main_context_iteration (NULL, TRUE);
+    json_cancel = request (fx, "POST", id, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+                                           "\"params\":{\"requestId\":\"j\"}}", NULL);
+    wait_for (json_hang);
+    g_assert_cmpuint (status_of (json_hang), ==, 202);
+    g_assert_cmpuint (g_bytes_get_size (json_hang->body), ==, 0);
+  }
 }
 
 static void
@@ -225,7 +262,7 @@ test_two_clients (Fixture *fx, gconstpointer data)
   /* Same id in the other session: independent. */
   echo_b = request (fx, "POST", b, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
                                    "\"params\":{\"name\":\"echo\",\"arguments\":{\"who\":\"b\"}}}", NULL);
-  reply = json_of (echo_b);
+  reply = answer_of (echo_b);
   g_assert_cmpstr (member_string (reply, "result.structuredContent.who"), ==, "b");
   /* b cannot cancel a's call. */
   cancel_b = request (fx, "POST", b, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
@@ -237,7 +274,7 @@ test_two_clients (Fixture *fx, gconstpointer data)
   g_assert_cmpuint (status_of (del_a), ==, 204);
   wait_for (hang_a);
   {
-    g_autoptr(JsonNode) closed = json_of (hang_a);
+    g_autoptr(JsonNode) closed = answer_of (hang_a);
     g_assert_cmpint (member_int (closed, "error.code"), ==, -32603);
   }
   while (fx->fake.n_cancelled == 0)
@@ -246,83 +283,27 @@ test_two_clients (Fixture *fx, gconstpointer data)
   g_assert_cmpuint (status_of (ping_b), ==, 200);
 }
 
-typedef struct {
-  GDataInputStream *lines;
-  GString          *seen;
-  gboolean          waiting;
-} Stream;
-
-static void
-line_cb (GObject      *source,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  Stream *stream = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *line = g_data_input_stream_read_line_finish_utf8 (G_DATA_INPUT_STREAM (source),
-                                                                     result, NULL, &error);
-
-  g_assert_no_error (error);
-  g_assert_nonnull (line);
-  g_string_append (stream->seen, line);
-  g_string_append_c (stream->seen, '\n');
-  stream->waiting = FALSE;
-}
-
-static void
-read_until (Stream     *stream,
-            const char *needle)
-{
-  while (strstr (stream->seen->str, needle) == NULL)
-    {
-      stream->waiting = TRUE;
-      g_data_input_stream_read_line_async (stream->lines, G_PRIORITY_DEFAULT, NULL, line_cb, stream);
-      while (stream->waiting)
-        g_main_context_iteration (NULL, TRUE);
-    }
-}
-
-static void
-opened_cb (GObject      *source,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  GInputStream **out = user_data;
-  g_autoptr(GError) error = NULL;
-
-  *out = soup_session_send_finish (SOUP_SESSION (source), result, &error);
-  g_assert_no_error (error);
-}
-
 static void
 test_get_stream (Fixture *fx, gconstpointer data)
 {
   g_autofree char *id = open_session (fx);
-  g_autoptr(SoupMessage) msg = soup_message_new ("GET", fx->url);
-  g_autoptr(GInputStream) body = NULL;
-  Stream stream = { NULL, g_string_new (NULL), FALSE };
+  Stream *stream = stream_open (fx, "GET", id, NULL, NULL);
 
-  soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept", "text/event-stream");
-  soup_message_headers_replace (soup_message_get_request_headers (msg), "Mcp-Session-Id", id);
-  soup_session_send_async (fx->client, msg, G_PRIORITY_DEFAULT, NULL, opened_cb, &body);
-  while (body == NULL)
-    g_main_context_iteration (NULL, TRUE);
-  g_assert_cmpuint (soup_message_get_status (msg), ==, 200);
-  g_assert_cmpstr (soup_message_headers_get_content_type (soup_message_get_response_headers (msg), NULL),
+  g_assert_cmpuint (soup_message_get_status (stream->msg), ==, 200);
+  g_assert_cmpstr (soup_message_headers_get_content_type (soup_message_get_response_headers (stream->msg), NULL),
                    ==, "text/event-stream");
-  stream.lines = g_data_input_stream_new (body);
-  read_until (&stream, ": gamegate MCP event stream");
+  stream_read_until (stream, ": gamegate MCP event stream");
 
   gb_mcp_server_notify_tools_changed (fx->server);
-  read_until (&stream, "notifications/tools/list_changed");
+  stream_read_until (stream, "notifications/tools/list_changed");
   {
     g_autoptr(JsonNode) data_node = json_from_string ("\"hello\"", NULL);
     gb_mcp_server_log (fx->server, "debug", "bridge", data_node);   /* below info: filtered */
     gb_mcp_server_log (fx->server, "error", "bridge", data_node);
   }
-  read_until (&stream, "\"level\":\"error\"");
-  g_assert_null (strstr (stream.seen->str, "\"debug\""));
-  g_assert_nonnull (strstr (stream.seen->str,
+  stream_read_until (stream, "\"level\":\"error\"");
+  g_assert_null (strstr (stream->seen->str, "\"debug\""));
+  g_assert_nonnull (strstr (stream->seen->str,
                             "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n"));
 
   /* A JSON-only client's call progress goes to the GET stream. */
@@ -332,13 +313,13 @@ test_get_stream (Fixture *fx, gconstpointer data)
                                "{\"name\":\"progress\",\"_meta\":{\"progressToken\":\"gp\"}}}",
                (const char *[]) { "Accept", "application/json", NULL });
     g_assert_cmpuint (status_of (call), ==, 200);
-    read_until (&stream, "\"progressToken\":\"gp\"");
+    stream_read_until (stream, "\"progressToken\":\"gp\"");
   }
 
   /* Closing the server ends the stream. */
   gb_mcp_server_close (fx->server);
-  g_object_unref (stream.lines);
-  g_string_free (stream.seen, TRUE);
+  stream_read_to_end (stream);
+  stream_free (stream);
 }
 
 static void
@@ -382,7 +363,7 @@ test_close_answers (Fixture *fx, gconstpointer data)
     g_main_context_iteration (NULL, TRUE);
   gb_mcp_server_close (fx->server);
   wait_for (hang);
-  reply = json_of (hang);
+  reply = answer_of (hang);
   g_assert_cmpint (member_int (reply, "id"), ==, 5);
   g_assert_cmpint (member_int (reply, "error.code"), ==, -32603);
   while (fx->fake.n_cancelled == 0)

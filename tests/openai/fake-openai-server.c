@@ -20,6 +20,7 @@ struct _FakeOpenai {
   GPtrArray *authorizations;
   GStrv models;
   char *api_key;
+  char *default_text;      /* the answer when no reply is queued */
   guint n_model_lists;
   guint n_aborted;
   GHashTable *pending;     /* SoupServerMessage* -> Pending* */
@@ -552,7 +553,8 @@ handle_request (SoupServer        *server,
       pending->reply = g_new0 (FakeReply, 1);
       pending->reply->status = SOUP_STATUS_OK;
       pending->reply->drop_after = -1;
-      pending->reply->text = g_strdup ("Hello from the fake server.");
+      pending->reply->text = g_strdup (self->default_text != NULL ? self->default_text
+                                                                  : "Hello from the fake server.");
     }
   g_hash_table_insert (self->pending, msg, pending);
   self->max_pending = MAX (self->max_pending, g_hash_table_size (self->pending));
@@ -629,6 +631,7 @@ fake_openai_free (FakeOpenai *self)
   g_ptr_array_unref (self->requests);
   g_ptr_array_unref (self->authorizations);
   g_strfreev (self->models);
+  g_free (self->default_text);
   g_free (self->api_key);
   g_free (self);
 }
@@ -645,6 +648,14 @@ fake_openai_set_models (FakeOpenai         *self,
 {
   g_strfreev (self->models);
   self->models = g_strdupv ((char **) ids);
+}
+
+void
+fake_openai_set_default_text (FakeOpenai *self,
+                              const char *text)
+{
+  g_free (self->default_text);
+  self->default_text = g_strdup (text);
 }
 
 void

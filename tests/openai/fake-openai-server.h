@@ -44,6 +44,10 @@ void        fake_openai_free               (FakeOpenai *self);
 char       *fake_openai_get_base_url       (FakeOpenai *self);
 void        fake_openai_set_models         (FakeOpenai         *self,
                                             const char * const *ids);
+/* The answer text when no reply is queued (default "Hello from the fake
+ * server."). */
+void        fake_openai_set_default_text   (FakeOpenai *self,
+                                            const char *text);
 void        fake_openai_set_api_key        (FakeOpenai *self,
                                             const char *key);
 FakeReply  *fake_openai_push               (FakeOpenai *self);

@@ -416,12 +416,13 @@ test_structured_answers (void)
   static const struct {
     const char *content;
     const char *finish;
-    const char *json;    /* NULL: an error */
+    const char *json;    /* NULL: the model's text comes back (outside the schema) */
   } cases[] = {
     { "{\"choice\":\"flee\",\"why\":null}", "stop", "{\"choice\":\"flee\"}" },
     { "```json\\n{\\\"choice\\\":\\\"flee\\\"}\\n```", "stop", "{\"choice\":\"flee\"}" },
     { "{\"choice\":\"fl", "length", NULL },
     { "I think flee", "stop", NULL },
+    { "", "stop", NULL },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -443,17 +444,46 @@ test_structured_answers (void)
       body = g_strdup_printf ("{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":%s},"
                               "\"finish_reason\":\"%s\"}]}", content_json, cases[i].finish);
       reply = gg_openai_parse_response (body, strlen (body), request, &error);
+      g_assert_no_error (error);
       if (cases[i].json == NULL)
         {
-          g_assert_null (reply);
-          g_assert_error (error, GG_MODEL_ERROR, GG_MODEL_ERROR_GENERATION_FAILED);
+          /* Not the schema's JSON: the agent turn finds it outside the schema. */
+          g_assert_null (reply->json);
+          g_assert_cmpstr (reply->text, ==, cases[i].content);
         }
       else
         {
           g_autofree char *got = NULL;
-          g_assert_no_error (error);
           got = gg_json_to_string (reply->json);
           g_assert_cmpstr (got, ==, cases[i].json);
+        }
+    }
+
+  /* A wrapped schema (a string): `{"value": …}` unwrapped; without its
+   * value the model's text comes back. */
+  for (guint i = 0; i < 2; i++)
+    {
+      const char *bodies[] = {
+        "{\"choices\":[{\"index\":0,\"message\":{\"content\":\"{\\\"value\\\":\\\"flee\\\"}\"},\"finish_reason\":\"stop\"}]}",
+        "{\"choices\":[{\"index\":0,\"message\":{\"content\":\"{\\\"choice\\\":\\\"flee\\\"}\"},\"finish_reason\":\"stop\"}]}",
+      };
+      g_autoptr(GgModelRequest) request = gg_model_request_new ();
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GgModelReply) reply = NULL;
+
+      request->output_schema = gg_json_parse ("{\"type\":\"string\"}", -1, 16, NULL);
+      reply = gg_openai_parse_response (bodies[i], strlen (bodies[i]), request, &error);
+      g_assert_no_error (error);
+      if (i == 0)
+        {
+          g_autofree char *got = gg_json_to_string (reply->json);
+          g_assert_cmpstr (got, ==, "\"flee\"");
+          g_assert_null (reply->text);
+        }
+      else
+        {
+          g_assert_null (reply->json);
+          g_assert_cmpstr (reply->text, ==, "{\"choice\":\"flee\"}");
         }
     }
 }

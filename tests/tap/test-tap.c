@@ -24,6 +24,8 @@
 #include "gg-test-util.h"
 
 #define MOD_EXE GG_TOP_BUILDDIR "/tests/gabp-mod/gabp-mod"
+/* [gateway] tap-drain-timeout-ms's default, before scaling. */
+#define GG_TAP_TEST_DRAIN_MS 2000
 #define MOD_TOKEN "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 typedef struct {
@@ -61,6 +63,24 @@ die_with_parent (gpointer data)
 
 /* ---- the daemon ------------------------------------------------------------ */
 
+/* `{"kind":"dropped"}` is the tap's own notice; every record of the bus
+ * names the plugin it came from (a target event: the target's). */
+static void
+assert_names_plugin (JsonObject *record)
+{
+  const char *kind = json_object_get_string_member_with_default (record, "kind", "");
+
+  if (g_str_equal (kind, "dropped"))
+    return;
+  if (json_object_get_string_member_with_default (record, "plugin", NULL) == NULL)
+    {
+      g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), record);
+      g_autofree char *text = json_to_string (node, FALSE);
+
+      g_error ("a tap record without its plugin: %s", text);
+    }
+}
+
 static void
 fixture_setup (Fixture       *f,
                gconstpointer  data)
@@ -92,11 +112,14 @@ fixture_setup (Fixture       *f,
   f->oam_socket = g_build_filename (f->dir, "oam.sock", NULL);
   f->bridge_file = g_build_filename (f->dir, "bridge.json", NULL);
   /* With data, the GABP mod-side server runs too, for a bridge to call. */
-  text = g_strdup_printf ("[gateway]\ntap-socket=%s\n[oam]\nsocket=%s\n[gamebridge]\nhttp-port=0\n"
+  /* The shutdown's bound for readers, scaled like the test's own waits:
+   * a sanitized daemon writes its records slower. */
+  text = g_strdup_printf ("[gateway]\ntap-socket=%s\ntap-drain-timeout-ms=%u\n[oam]\nsocket=%s\n[gamebridge]\nhttp-port=0\n"
                           "[gabp]\nmods=shop\nserver=%s\nbridge-file=%s\nserver-port=0\n"
                           "shop.host=127.0.0.1\nshop.port=%u\nshop.token=%s\n"
                           "shop.backoff-initial-ms=20\nshop.backoff-max-ms=200\n",
-                          f->tap_socket, f->oam_socket, data != NULL ? "true" : "false",
+                          f->tap_socket, gg_test_timeout_ms (GG_TAP_TEST_DRAIN_MS), f->oam_socket,
+                          data != NULL ? "true" : "false",
                           data != NULL ? f->bridge_file : "", mod_port, MOD_TOKEN);
   g_assert_true (g_file_set_contents (f->config, text, -1, NULL));
 
@@ -212,6 +235,7 @@ normalise (const char *text)
       node = gg_json_parse (lines[i], -1, GG_JSON_DEFAULT_MAX_DEPTH, NULL);
       g_assert_nonnull (node);
       record = json_node_get_object (node);
+      assert_names_plugin (record);
       /* The mod's own events are not what this test is about. */
       if (g_strcmp0 (json_object_get_string_member_with_default (record, "kind", ""), "target-event") == 0)
         continue;
@@ -626,6 +650,81 @@ test_gabp_server (Fixture       *f,
   g_free (finish_tap (tap));
 }
 
+/* The mod's events name the plugin that owns its target: gabp, not the
+ * MCP front end whose call made the mod emit them. */
+static void
+test_target_events (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(SoupSession) session = soup_session_new ();
+  g_autoptr(GgTestProcess) tap = NULL, people = NULL;
+  g_autofree char *session_id = NULL, *head = NULL, *readable = NULL;
+  g_autoptr(GString) got = g_string_new (NULL);
+  g_auto(GStrv) lines = NULL;
+  GgTestLineClient *oam;
+
+  soup_session_set_proxy_resolver (session, NULL);
+  oam = gg_test_line_client_connect (f->oam_socket);
+  wait_for_shop (oam);
+  gg_test_line_client_free (oam);
+  tap = start_tap (f, "--json", NULL);
+  people = start_tap (f, "--plugin", "gabp");
+
+  json_object_unref (http_mcp (session, f->mcp_port, &session_id,
+                               "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
+                               "\"capabilities\":{},\"clientInfo\":{\"name\":\"tap-test\",\"version\":\"1\"}}}"));
+  g_assert_null (http_mcp (session, f->mcp_port, &session_id, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"));
+  json_object_unref (http_mcp (session, f->mcp_port, &session_id,
+                               "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"call_tool\","
+                               "\"arguments\":{\"name\":\"world/emit_ticks\",\"instance\":\"gabp:shop\",\"arguments\":{\"count\":2}}}}"));
+  head = read_until (tap, "\"tool-result\"");
+  stop_daemon (f);
+  readable = finish_tap (people);
+  g_free (finish_tap (tap));
+
+  /* normalise() leaves target events out; here they are the point. */
+  lines = g_strsplit (head, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autoptr(JsonNode) node = NULL;
+      g_autofree char *json = NULL;
+      g_autofree char *shown = NULL;
+      g_autoptr(GRegex) tick = g_regex_new ("\"tick\":[0-9]+", 0, 0, NULL);
+      JsonObject *record;
+
+      if (*lines[i] == '\0')
+        continue;
+      node = gg_json_parse (lines[i], -1, GG_JSON_DEFAULT_MAX_DEPTH, NULL);
+      g_assert_nonnull (node);
+      record = json_node_get_object (node);
+      assert_names_plugin (record);
+      json_object_remove_member (record, "mono");
+      json_object_remove_member (record, "time");
+      if (json_object_has_member (record, "durationUs"))
+        json_object_set_string_member (record, "durationUs", "D");
+      json = json_to_string (node, FALSE);
+      shown = g_regex_replace_literal (tick, json, -1, 0, "\"tick\":\"T\"", 0, NULL);
+      g_string_append_printf (got, "%s\n", shown);
+    }
+  g_test_message ("all:\n%s\nreadable:\n%s", got->str, readable);
+  g_assert_cmpstr (got->str, ==,
+    "{\"kind\":\"request\",\"plugin\":\"mcp\",\"name\":\"tools/call\",\"correlation\":\"mcp-1\",\"ok\":true,\"payload\":{\"tool\":\"call_tool\",\"arguments\":{\"name\":\"world/emit_ticks\",\"instance\":\"gabp:shop\",\"arguments\":{\"count\":2}}}}\n"
+    "{\"kind\":\"tool-call\",\"plugin\":\"mcp\",\"target\":\"gabp:shop\",\"name\":\"world/emit_ticks\",\"correlation\":\"mcp-1\",\"ok\":true,\"payload\":{\"count\":2}}\n"
+    "{\"kind\":\"target-event\",\"plugin\":\"gabp\",\"target\":\"gabp:shop\",\"name\":\"world/tick\",\"ok\":true,\"payload\":{\"seq\":0,\"event\":{\"tick\":\"T\"}}}\n"
+    "{\"kind\":\"target-event\",\"plugin\":\"gabp\",\"target\":\"gabp:shop\",\"name\":\"world/tick\",\"ok\":true,\"payload\":{\"seq\":1,\"event\":{\"tick\":\"T\"}}}\n"
+    "{\"kind\":\"tool-result\",\"plugin\":\"mcp\",\"target\":\"gabp:shop\",\"name\":\"world/emit_ticks\",\"correlation\":\"mcp-1\",\"durationUs\":\"D\",\"ok\":true,\"payload\":{\"emitted\":2}}\n");
+  /* For people, --plugin gabp: the two events, and nothing of MCP's. */
+  {
+    g_autoptr(GRegex) shape = g_regex_new (
+      "^[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3} gabp \u2190 gabp:shop target-event world/tick \\{\"seq\":0,\"event\":\\{\"tick\":[0-9]+\\}\\}\n"
+      "[0-9:.]{12} gabp \u2190 gabp:shop target-event world/tick \\{\"seq\":1,\"event\":\\{\"tick\":[0-9]+\\}\\}\n$",
+      0, 0, NULL);
+
+    g_assert_nonnull (shape);
+    g_assert_true (g_regex_match (shape, readable, 0, NULL));
+  }
+}
+
 /* An A2G request (when the plugin is built) is reported like the others. */
 static void
 test_a2g (Fixture       *f,
@@ -676,6 +775,7 @@ test_command_line (void)
   const char *stray[] = { "tap", "--json", "extra", NULL };
   const char *unknown[] = { "tap", "--everything", NULL };
   const char *help[] = { "tap", "--help", NULL };
+  const char *bad_drain[] = { "--set", "gateway.tap-drain-timeout-ms=700000", "serve", NULL };
   const char *commands[] = { "--help", NULL };
   struct { const char * const *args; int status; const char *out, *err; } cases[] = {
     { absent, 1, "", "gamegate: tap: cannot connect to " },
@@ -683,6 +783,8 @@ test_command_line (void)
     { stray, 2, "", "gamegate: tap: unexpected argument “extra”\n" },
     { unknown, 2, "", "gamegate: Unknown option --everything\n" },
     { help, 0, "  --errors ", "" },
+    { bad_drain, 2, "", "gamegate: command line: [gateway] tap-drain-timeout-ms: expected an integer between 0 "
+                        "and 600000, got “700000”\n" },
     { commands, 0, "  tap ", "" },
   };
 
@@ -714,6 +816,7 @@ main (int   argc,
   g_test_add ("/tap/drained-at-shutdown", Fixture, NULL, fixture_setup, test_drained_at_shutdown,
               fixture_teardown);
   g_test_add ("/tap/a2g", Fixture, NULL, fixture_setup, test_a2g, fixture_teardown);
+  g_test_add ("/tap/target-events", Fixture, NULL, fixture_setup, test_target_events, fixture_teardown);
   g_test_add ("/tap/gabp-server", Fixture, "server", fixture_setup, test_gabp_server, fixture_teardown);
   return g_test_run ();
 }

@@ -45,9 +45,10 @@ echo_call_tool_async (GgTarget            *target,
     {
       JsonNode *node = json_node_new (JSON_NODE_OBJECT);
 
-      json_node_set_object (node, arguments != NULL ? arguments : json_object_new ());
-      if (arguments == NULL)
-        json_object_unref (json_node_get_object (node));
+      if (arguments != NULL)
+        json_node_set_object (node, arguments);
+      else
+        json_node_take_object (node, json_object_new ());
       g_task_return_pointer (task, node, (GDestroyNotify) json_node_unref);
     }
 }
@@ -361,7 +362,8 @@ test_agent_turn (void)
   Seen seen;
 
   g_assert_true (gg_bus_register_model_type (bus, "fake", fake_factory, NULL, NULL, NULL));
-  g_assert_true (gg_bus_add_target (bus, target, NULL));
+  /* Its events name the plugin that put it on the bus. */
+  g_assert_true (gg_bus_add_target_full (bus, target, "echo", NULL));
   model = gg_bus_create_model (bus, spec, NULL);
   g_assert_nonnull (model);
   seen_init (&seen);
@@ -379,6 +381,10 @@ test_agent_turn (void)
   {
     g_autoptr(JsonNode) event = gg_json_parse ("{\"door\":\"open\"}", -1, GG_JSON_DEFAULT_MAX_DEPTH, NULL);
     gg_target_emit_event (target, "world", 7, event);
+    /* Put back by no plugin in particular: its owner is forgotten. */
+    gg_bus_remove_target (bus, target);
+    g_assert_true (gg_bus_add_target (bus, target, NULL));
+    gg_target_emit_event (target, "world", 8, event);
   }
 
   text = joined (&seen);
@@ -395,7 +401,8 @@ test_agent_turn (void)
       "\"payload\":{\"transcript\":3,\"tools\":1}}\n"
     "{\"kind\":\"model-result\",\"plugin\":\"oam\",\"session\":\"npc-gorm\",\"name\":\"GgTestFakeModel\",\"correlation\":\"oam-1\",\"durationUs\":\"D\",\"ok\":true,"
       "\"payload\":{\"text\":\"It is noon.\",\"usage\":{\"inputTokens\":0,\"outputTokens\":0}}}\n"
-    "{\"kind\":\"target-event\",\"target\":\"test:echo\",\"name\":\"world\",\"ok\":true,\"payload\":{\"seq\":7,\"event\":{\"door\":\"open\"}}}");
+    "{\"kind\":\"target-event\",\"plugin\":\"echo\",\"target\":\"test:echo\",\"name\":\"world\",\"ok\":true,\"payload\":{\"seq\":7,\"event\":{\"door\":\"open\"}}}\n"
+    "{\"kind\":\"target-event\",\"target\":\"test:echo\",\"name\":\"world\",\"ok\":true,\"payload\":{\"seq\":8,\"event\":{\"door\":\"open\"}}}");
   g_ptr_array_unref (seen.lines);
 }
 

@@ -2,7 +2,7 @@
  * the real scripted model plugin from the build tree: the schema it asks
  * for, one option without a model call, the answer read back, an answer
  * outside the schema retried once and then an error, model errors passed
- * through, cancellation.
+ * through (also one worded like an answer outside the schema), cancellation.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -215,6 +215,31 @@ test_model_error (void)
   g_clear_error (&wait.error);
 }
 
+static void
+test_model_error_wording (void)
+{
+  /* A model's own failure is no answer outside the schema, whatever its
+   * message says: not retried (the answer after it is never asked for;
+   * a2g's policy: no step retries either). */
+  g_autoptr(GgModel) model = scripted ("[{\"error\":\"generation_failed\","
+                                       "\"message\":\"The model's answer is not valid JSON\"},"
+                                       "{\"json\":{\"reason\":\"x\",\"action\":\"flee\",\"confidence\":5}}]");
+  g_autoptr(JsonArray) ids = options ("attack", "flee", NULL);
+  g_autoptr(GgDecision) decision = gg_decision_new (model, "i", "p", ids, &a2g_format);
+  GgAgentPolicy policy;
+  Wait wait = { 0 };
+
+  gg_agent_policy_init (&policy);
+  policy.max_attempts = 1;
+  gg_decision_set_tools (decision, NULL, &policy);
+  gg_agent_policy_clear (&policy);
+  run (decision, NULL, &wait);
+  g_assert_null (wait.result);
+  g_assert_error (wait.error, GG_MODEL_ERROR, GG_MODEL_ERROR_GENERATION_FAILED);
+  g_assert_cmpstr (wait.error->message, ==, "The model's answer is not valid JSON");
+  g_clear_error (&wait.error);
+}
+
 static gboolean
 cancel_soon (gpointer user_data)
 {
@@ -255,6 +280,7 @@ main (int    argc,
   g_test_add_func ("/decision/retry-then-answer", test_retry_then_answer);
   g_test_add_func ("/decision/no-retry-format", test_no_retry_format);
   g_test_add_func ("/decision/model-error", test_model_error);
+  g_test_add_func ("/decision/model-error-wording", test_model_error_wording);
   g_test_add_func ("/decision/cancel", test_cancel);
   status = g_test_run ();
   g_object_unref (bus);

@@ -210,21 +210,18 @@ run_file (gconstpointer data)
       if (strcmp (sf->draft, "draft7") == 0 && JSON_NODE_HOLDS_OBJECT (schema_node) &&
           !json_object_has_member (json_node_get_object (schema_node), "$schema"))
         {
-          g_clear_pointer (&schema_copy, json_node_unref);
-          schema_copy = json_node_init_object (json_node_alloc (), json_object_new ());
-          json_object_set_string_member (json_node_get_object (schema_copy), "$schema",
-                                         "http://json-schema.org/draft-07/schema#");
-          {
-            JsonObjectIter iter;
-            const char *name;
-            JsonNode *value;
+          JsonObject *with_dialect = json_object_new ();
+          JsonObjectIter iter;
+          const char *name;
+          JsonNode *value;
 
-            json_object_iter_init (&iter, json_node_get_object (schema_node));
-            while (json_object_iter_next (&iter, &name, &value))
-              json_object_set_member (json_node_get_object (schema_copy), name,
-                                      json_node_ref (value));
-          }
-          json_object_unref (json_node_get_object (schema_copy));
+          json_object_set_string_member (with_dialect, "$schema", "http://json-schema.org/draft-07/schema#");
+          json_object_iter_init (&iter, json_node_get_object (schema_node));
+          while (json_object_iter_next (&iter, &name, &value))
+            json_object_set_member (with_dialect, name, json_node_copy (value));
+          g_clear_pointer (&schema_copy, json_node_unref);
+          schema_copy = json_node_new (JSON_NODE_OBJECT);
+          json_node_take_object (schema_copy, with_dialect);
         }
 
       schema = gg_schema_new (schema_copy, &compile_error);

@@ -133,6 +133,8 @@ def main() -> int:
             "orbital-freight.api-key-sha256": hashlib.sha256(API_KEY.encode()).hexdigest(),
             "orbital-freight.manifests": manifest_hash,
             "console-credential-sha256": hashlib.sha256(CREDENTIAL.encode()).hexdigest(),
+            # The handshake's deadline as the tests' own: slower under valgrind.
+            "tls-handshake-timeout": str(int(10 * TIMEOUT_SCALE)),
         }
         with Service(scripted_model("flee", 72, "Outgunned."), settings) as service:
             port = service.port
