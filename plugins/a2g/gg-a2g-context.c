@@ -16,24 +16,6 @@
 #include "gg-a2g-context.h"
 #include "gg-a2g-errors.h"
 
-static gboolean
-invalid (GError    **error,
-         const char *format,
-         ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-invalid (GError    **error,
-         const char *format,
-         ...)
-{
-  va_list args;
-
-  va_start (args, format);
-  g_propagate_error (error, g_error_new_valist (GG_A2G_ERROR, GG_A2G_ERROR_INVALID, format, args));
-  va_end (args);
-  return FALSE;
-}
-
 static char *
 joined (const char *base,
         const char *extra)
@@ -147,7 +129,7 @@ gg_a2g_context_build (GgA2gManifest *manifest,
 
           if (!g_hash_table_contains (context->profile_texts, profile))
             {
-              invalid (error, "profiles.%s: unknown profile", name);
+              gg_a2g_invalid (error, "profiles.%s: unknown profile", name);
               return NULL;
             }
           g_hash_table_insert (context->assignments, g_strdup (name), g_strdup (profile));
@@ -223,13 +205,13 @@ gg_a2g_context_update (GgA2gManifest *manifest,
 
       if (!JSON_NODE_HOLDS_ARRAY (value))
         {
-          invalid (error, "scopes: must be an array of scope names");
+          gg_a2g_invalid (error, "scopes: must be an array of scope names");
           return NULL;
         }
       array = json_node_get_array (value);
       if (json_array_get_length (array) > 16)
         {
-          invalid (error, "scopes: at most 16 scopes");
+          gg_a2g_invalid (error, "scopes: at most 16 scopes");
           return NULL;
         }
       for (guint i = 0; i < json_array_get_length (array); i++)
@@ -240,12 +222,12 @@ gg_a2g_context_update (GgA2gManifest *manifest,
 
           if (scope == NULL || !g_hash_table_contains (manifest->scopes, scope))
             {
-              invalid (error, "scopes[%u]: not a scope of the manifest", i);
+              gg_a2g_invalid (error, "scopes[%u]: not a scope of the manifest", i);
               return NULL;
             }
           if (!g_hash_table_add (seen, (gpointer) scope))
             {
-              invalid (error, "scopes[%u]: duplicate scope", i);
+              gg_a2g_invalid (error, "scopes[%u]: duplicate scope", i);
               return NULL;
             }
           json_array_add_string_element (scopes, scope);
@@ -258,7 +240,7 @@ gg_a2g_context_update (GgA2gManifest *manifest,
     {
       if (!JSON_NODE_HOLDS_OBJECT (value))
         {
-          invalid (error, "profiles: must be an object of entity ids to profile names");
+          gg_a2g_invalid (error, "profiles: must be an object of entity ids to profile names");
           return NULL;
         }
       json_object_iter_init_ordered (&iter, json_node_get_object (value));
@@ -266,19 +248,19 @@ gg_a2g_context_update (GgA2gManifest *manifest,
         {
           if (!gg_a2g_id_valid (name))
             {
-              invalid (error, "profiles.%s: entity ids must match ^[a-z][a-z0-9_:.-]{0,63}$", name);
+              gg_a2g_invalid (error, "profiles.%s: entity ids must match ^[a-z][a-z0-9_:.-]{0,63}$", name);
               return NULL;
             }
           if (!JSON_NODE_HOLDS_VALUE (value) || json_node_get_value_type (value) != G_TYPE_STRING)
             {
-              invalid (error, "profiles.%s: must be a profile name", name);
+              gg_a2g_invalid (error, "profiles.%s: must be a profile name", name);
               return NULL;
             }
           json_object_set_member (profiles, name, json_node_copy (value));
         }
       if (json_object_get_size (profiles) > 4096)
         {
-          invalid (error, "profiles: at most 4096 assignments");
+          gg_a2g_invalid (error, "profiles: at most 4096 assignments");
           return NULL;
         }
     }
@@ -288,7 +270,7 @@ gg_a2g_context_update (GgA2gManifest *manifest,
     {
       if (!JSON_NODE_HOLDS_OBJECT (value))
         {
-          invalid (error, "texts: must be an object of scope:NAME or profile:NAME to text");
+          gg_a2g_invalid (error, "texts: must be an object of scope:NAME or profile:NAME to text");
           return NULL;
         }
       json_object_iter_init_ordered (&iter, json_node_get_object (value));
@@ -300,24 +282,24 @@ gg_a2g_context_update (GgA2gManifest *manifest,
               !(g_str_has_prefix (name, "scope:") || g_str_has_prefix (name, "profile:")) ||
               !gg_a2g_id_valid (colon + 1))
             {
-              invalid (error, "texts.%s: keys are scope:NAME or profile:NAME", name);
+              gg_a2g_invalid (error, "texts.%s: keys are scope:NAME or profile:NAME", name);
               return NULL;
             }
           if (!JSON_NODE_HOLDS_VALUE (value) || json_node_get_value_type (value) != G_TYPE_STRING)
             {
-              invalid (error, "texts.%s: must be a string", name);
+              gg_a2g_invalid (error, "texts.%s: must be a string", name);
               return NULL;
             }
           if (g_utf8_strlen (json_node_get_string (value), -1) > GG_A2G_MAX_TEXT_CHARS)
             {
-              invalid (error, "texts.%s: at most 2000 characters", name);
+              gg_a2g_invalid (error, "texts.%s: at most 2000 characters", name);
               return NULL;
             }
           json_object_set_member (texts, name, json_node_copy (value));
         }
       if (json_object_get_size (texts) > GG_A2G_MAX_CONTEXT_TEXTS)
         {
-          invalid (error, "texts: at most 16 texts per session");
+          gg_a2g_invalid (error, "texts: at most 16 texts per session");
           return NULL;
         }
     }

@@ -27,24 +27,6 @@
 #include "gg-a2g-entry.h"
 #include "gg-a2g-errors.h"
 
-static gboolean
-invalid (GError    **error,
-         const char *format,
-         ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-invalid (GError    **error,
-         const char *format,
-         ...)
-{
-  va_list args;
-
-  va_start (args, format);
-  g_propagate_error (error, g_error_new_valist (GG_A2G_ERROR, GG_A2G_ERROR_INVALID, format, args));
-  va_end (args);
-  return FALSE;
-}
-
 /** gg_a2g_entry_free: @entry: (transfer full) (nullable): an entry */
 void
 gg_a2g_entry_free (GgA2gEntry *entry)
@@ -116,7 +98,7 @@ check_observation (GgA2gObservation *obs,
     case GG_A2G_OBS_INTEGER:
     case GG_A2G_OBS_NUMBER:
       if (!number_of (value, &number) || (obs->kind == GG_A2G_OBS_INTEGER && number != floor (number)))
-        return invalid (error, "observations.%s: must be %s", obs->id,
+        return gg_a2g_invalid (error, "observations.%s: must be %s", obs->id,
                         obs->kind == GG_A2G_OBS_INTEGER ? "an integer" : "a number");
       if (number < obs->min || number > obs->max)
         {
@@ -125,7 +107,7 @@ check_observation (GgA2gObservation *obs,
 
           gg_a2g_canonical_number (min, obs->min);
           gg_a2g_canonical_number (max, obs->max);
-          return invalid (error, "observations.%s: out of range [%s, %s]", obs->id, min->str, max->str);
+          return gg_a2g_invalid (error, "observations.%s: out of range [%s, %s]", obs->id, min->str, max->str);
         }
       for (guint i = 0; i < 2; i++)
         {
@@ -143,7 +125,7 @@ check_observation (GgA2gObservation *obs,
       return TRUE;
     case GG_A2G_OBS_BOOLEAN:
       if (!JSON_NODE_HOLDS_VALUE (value) || json_node_get_value_type (value) != G_TYPE_BOOLEAN)
-        return invalid (error, "observations.%s: must be a boolean", obs->id);
+        return gg_a2g_invalid (error, "observations.%s: must be a boolean", obs->id);
       if (clean != NULL)
         json_object_set_boolean_member (clean, obs->id, json_node_get_boolean (value));
       if (quantised != NULL)
@@ -152,7 +134,7 @@ check_observation (GgA2gObservation *obs,
     case GG_A2G_OBS_ENUM:
       if (!JSON_NODE_HOLDS_VALUE (value) || json_node_get_value_type (value) != G_TYPE_STRING ||
           !g_strv_contains ((const char * const *) obs->values, json_node_get_string (value)))
-        return invalid (error, "observations.%s: must be one of the enum's values", obs->id);
+        return gg_a2g_invalid (error, "observations.%s: must be one of the enum's values", obs->id);
       if (clean != NULL)
         json_object_set_string_member (clean, obs->id, json_node_get_string (value));
       if (quantised != NULL)
@@ -160,7 +142,7 @@ check_observation (GgA2gObservation *obs,
       return TRUE;
     case GG_A2G_OBS_STRING:
       if (!JSON_NODE_HOLDS_VALUE (value) || json_node_get_value_type (value) != G_TYPE_STRING)
-        return invalid (error, "observations.%s: must be a string", obs->id);
+        return gg_a2g_invalid (error, "observations.%s: must be a string", obs->id);
       {
         g_autofree char *text = clean_string (json_node_get_string (value), obs->max_length);
 
@@ -252,14 +234,14 @@ gg_a2g_entry_parse (GgA2gManifest *manifest,
   if (entity == NULL || json_node_get_value_type (entity) != G_TYPE_STRING ||
       !gg_a2g_id_valid (json_node_get_string (entity)))
     {
-      invalid (error, "entity: must match ^[a-z][a-z0-9_:.-]{0,63}$");
+      gg_a2g_invalid (error, "entity: must match ^[a-z][a-z0-9_:.-]{0,63}$");
       return NULL;
     }
   entry->type = type != NULL && json_node_get_value_type (type) == G_TYPE_STRING ?
                 gg_a2g_manifest_get_type (manifest, json_node_get_string (type)) : NULL;
   if (entry->type == NULL)
     {
-      invalid (error, "type: not an entity type of the manifest");
+      gg_a2g_invalid (error, "type: not an entity type of the manifest");
       return NULL;
     }
   entry->entity = g_strdup (json_node_get_string (entity));
@@ -274,7 +256,7 @@ gg_a2g_entry_parse (GgA2gManifest *manifest,
 
       if (!JSON_NODE_HOLDS_OBJECT (observations))
         {
-          invalid (error, "observations: must be an object");
+          gg_a2g_invalid (error, "observations: must be an object");
           return NULL;
         }
       given = json_node_get_object (observations);
@@ -294,7 +276,7 @@ gg_a2g_entry_parse (GgA2gManifest *manifest,
 
   if (actions == NULL || !JSON_NODE_HOLDS_ARRAY (actions) || json_array_get_length (json_node_get_array (actions)) == 0)
     {
-      invalid (error, "legal_actions: must be a non-empty array of action ids");
+      gg_a2g_invalid (error, "legal_actions: must be a non-empty array of action ids");
       return NULL;
     }
   array = json_node_get_array (actions);
@@ -308,14 +290,14 @@ gg_a2g_entry_parse (GgA2gManifest *manifest,
 
       if (action == NULL)
         {
-          invalid (error, "legal_actions[%u]: not an action of type %s", i, entry->type->id);
+          gg_a2g_invalid (error, "legal_actions[%u]: not an action of type %s", i, entry->type->id);
           return NULL;
         }
       /* A handful of actions: a scan beats a hash table. */
       for (guint j = 0; j < sorted->len; j++)
         if (strcmp (g_ptr_array_index (sorted, j), id) == 0)
           {
-            invalid (error, "legal_actions[%u]: duplicate action", i);
+            gg_a2g_invalid (error, "legal_actions[%u]: duplicate action", i);
             return NULL;
           }
       json_array_add_string_element (entry->legal_actions, id);
@@ -333,7 +315,7 @@ gg_a2g_entry_parse (GgA2gManifest *manifest,
 
       if (!number_of (deadline, &value) || value != floor (value) || value < 1 || value > 30000)
         {
-          invalid (error, "deadline_ms: must be an integer from 1 to 30000");
+          gg_a2g_invalid (error, "deadline_ms: must be an integer from 1 to 30000");
           return NULL;
         }
       entry->deadline_ms = (gint64) value;
@@ -345,7 +327,7 @@ gg_a2g_entry_parse (GgA2gManifest *manifest,
         entry->profile = g_strdup (json_node_get_string (profile));
       if (entry->profile == NULL || gg_a2g_context_profile_text (context, entry->profile) == NULL)
         {
-          invalid (error, "profile: not a profile of the manifest or the context");
+          gg_a2g_invalid (error, "profile: not a profile of the manifest or the context");
           return NULL;
         }
     }

@@ -1,4 +1,5 @@
-/* gg-a2g-errors.c: status and body code of each A2G request error.
+/* gg-a2g-errors.c: status and body code of each A2G request error, and
+ * the refusal of invalid input every checker makes.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -36,4 +37,26 @@ const char *
 gg_a2g_error_code (GgA2gError code)
 {
   return (guint) code < G_N_ELEMENTS (rows) ? rows[code].code : "error";
+}
+
+/**
+ * gg_a2g_invalid:
+ * @error: where to put the error
+ * @format: the refusal, naming the field
+ *
+ * Sets %GG_A2G_ERROR_INVALID (400) with the message @format makes.
+ *
+ * Returns: %FALSE, for `return gg_a2g_invalid (…);`
+ */
+gboolean
+gg_a2g_invalid (GError    **error,
+                const char *format,
+                ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  g_propagate_error (error, g_error_new_valist (GG_A2G_ERROR, GG_A2G_ERROR_INVALID, format, args));
+  va_end (args);
+  return FALSE;
 }

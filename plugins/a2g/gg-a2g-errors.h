@@ -27,5 +27,8 @@ typedef enum {
 
 guint       gg_a2g_error_status (GgA2gError code);
 const char *gg_a2g_error_code   (GgA2gError code);
+gboolean    gg_a2g_invalid      (GError    **error,
+                                 const char *format,
+                                 ...) G_GNUC_PRINTF (2, 3);
 
 G_END_DECLS

@@ -16,17 +16,6 @@
 
 #include "gg-a2g-redis-private.h"
 
-static void
-on_boolean (GgA2gRedisStore *self,
-            redisReply      *reply,
-            GTask           *task)
-{
-  (void) self;
-  g_task_return_boolean (task, reply->type != REDIS_REPLY_NIL &&
-                               !(reply->type == REDIS_REPLY_INTEGER && reply->integer == 0));
-  g_object_unref (task);
-}
-
 static char *
 cache_entry_to_json (GgA2gCacheEntry *entry,
                      gint64           expires_ms)
@@ -198,7 +187,7 @@ cache_put (GgA2gStore          *store,
   _gg_a2g_redis_cmd_add (cmd, json);
   _gg_a2g_redis_cmd_add (cmd, "PX");
   _gg_a2g_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, self->cache_ttl_ms);
-  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_boolean);
+  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), _gg_a2g_redis_reply_stored);
 }
 
 static void

@@ -184,6 +184,58 @@ _gg_a2g_redis_key (GgA2gRedisStore *self, const char *format, ...)
   return g_strconcat (self->prefix, rest, NULL);
 }
 
+/* ---- replies every topic reads alike ------------------------------------- */
+
+/** _gg_a2g_redis_reply_stored: a boolean task: whether the command stored (not nil, not 0) */
+void
+_gg_a2g_redis_reply_stored (GgA2gRedisStore *self,
+                            redisReply      *reply,
+                            GTask           *task)
+{
+  (void) self;
+  g_task_return_boolean (task, reply->type != REDIS_REPLY_NIL &&
+                               !(reply->type == REDIS_REPLY_INTEGER && reply->integer == 0));
+  g_object_unref (task);
+}
+
+/** _gg_a2g_redis_reply_one: a boolean task: whether the script answered 1 */
+void
+_gg_a2g_redis_reply_one (GgA2gRedisStore *self,
+                         redisReply      *reply,
+                         GTask           *task)
+{
+  (void) self;
+  g_task_return_boolean (task, reply->type == REDIS_REPLY_INTEGER && reply->integer == 1);
+  g_object_unref (task);
+}
+
+/** _gg_a2g_redis_reply_int: an int task: the integer answered, unavailable otherwise */
+void
+_gg_a2g_redis_reply_int (GgA2gRedisStore *self,
+                         redisReply      *reply,
+                         GTask           *task)
+{
+  (void) self;
+  if (reply->type != REDIS_REPLY_INTEGER)
+    {
+      _gg_a2g_redis_task_fail (task);
+      return;
+    }
+  g_task_return_int (task, (gssize) reply->integer);
+  g_object_unref (task);
+}
+
+/** _gg_a2g_redis_reply_count: an int task: the integer answered, 0 otherwise */
+void
+_gg_a2g_redis_reply_count (GgA2gRedisStore *self,
+                           redisReply      *reply,
+                           GTask           *task)
+{
+  (void) self;
+  g_task_return_int (task, reply->type == REDIS_REPLY_INTEGER ? (gssize) reply->integer : 0);
+  g_object_unref (task);
+}
+
 /** _gg_a2g_redis_session_key: Returns: (transfer full): the key "P{s:<client_id>}<suffix>" */
 char *
 _gg_a2g_redis_session_key (GgA2gRedisStore *self,

@@ -85,21 +85,6 @@ GgA2gRedisScript _gg_a2g_redis_script_budget_list = {
   "return out\n" };
 
 static void
-on_int (GgA2gRedisStore *self,
-        redisReply      *reply,
-        GTask           *task)
-{
-  (void) self;
-  if (reply->type != REDIS_REPLY_INTEGER)
-    {
-      _gg_a2g_redis_task_fail (task);
-      return;
-    }
-  g_task_return_int (task, (gssize) reply->integer);
-  g_object_unref (task);
-}
-
-static void
 rate_take (GgA2gStore          *store,
            const char          *bucket,
            double               rate,
@@ -123,7 +108,7 @@ rate_take (GgA2gStore          *store,
   _gg_a2g_redis_cmd_addf (cmd, "%sr:%s", self->prefix, bucket);
   _gg_a2g_redis_cmd_add (cmd, g_ascii_dtostr (number, sizeof number, rate));
   _gg_a2g_redis_cmd_add (cmd, g_ascii_dtostr (number, sizeof number, burst));
-  _gg_a2g_redis_send (self, cmd, task, on_int);
+  _gg_a2g_redis_send (self, cmd, task, _gg_a2g_redis_reply_int);
 }
 
 static void
@@ -150,17 +135,7 @@ budget_reserve (GgA2gStore             *store,
       _gg_a2g_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, limits[i].window_s);
       _gg_a2g_redis_cmd_add (cmd, limits[i].window);
     }
-  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_int);
-}
-
-static void
-on_settled (GgA2gRedisStore *self,
-            redisReply      *reply,
-            GTask           *task)
-{
-  (void) self;
-  g_task_return_boolean (task, reply->type == REDIS_REPLY_INTEGER && reply->integer == 1);
-  g_object_unref (task);
+  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), _gg_a2g_redis_reply_int);
 }
 
 static void
@@ -178,7 +153,7 @@ budget_settle (GgA2gStore          *store,
   _gg_a2g_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, reservation);
   _gg_a2g_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, used);
   _gg_a2g_redis_cmd_addf (cmd, "%s{b}:", self->prefix);
-  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_settled);
+  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), _gg_a2g_redis_reply_one);
 }
 
 static int

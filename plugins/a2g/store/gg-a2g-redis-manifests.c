@@ -84,17 +84,6 @@ _gg_a2g_redis_manifest_from_reply (GgA2gRedisStore *self,
 }
 
 static void
-on_put (GgA2gRedisStore *self,
-        redisReply      *reply,
-        GTask           *task)
-{
-  (void) self;
-  g_task_return_boolean (task, reply->type != REDIS_REPLY_NIL &&
-                               !(reply->type == REDIS_REPLY_INTEGER && reply->integer == 0));
-  g_object_unref (task);
-}
-
-static void
 manifest_put (GgA2gStore          *store,
               GgA2gManifest       *manifest,
               GCancellable        *cancellable,
@@ -110,7 +99,7 @@ manifest_put (GgA2gStore          *store,
   _gg_a2g_redis_cmd_add (cmd, manifest->canonical);
   _gg_a2g_redis_cmd_add (cmd, "EX");
   _gg_a2g_redis_cmd_addf (cmd, "%d", MANIFEST_TTL_S);
-  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_put);
+  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), _gg_a2g_redis_reply_stored);
 }
 
 static void

@@ -83,6 +83,19 @@ void    _gg_a2g_redis_send         (GgA2gRedisStore     *self,
                                     GTask               *task,
                                     GgA2gRedisReplyFunc  func);
 void    _gg_a2g_redis_task_fail    (GTask *task);
+/* The GgA2gRedisReplyFunc of the replies every topic reads alike. */
+void    _gg_a2g_redis_reply_stored (GgA2gRedisStore *self,
+                                    redisReply      *reply,
+                                    GTask           *task);
+void    _gg_a2g_redis_reply_one    (GgA2gRedisStore *self,
+                                    redisReply      *reply,
+                                    GTask           *task);
+void    _gg_a2g_redis_reply_int    (GgA2gRedisStore *self,
+                                    redisReply      *reply,
+                                    GTask           *task);
+void    _gg_a2g_redis_reply_count  (GgA2gRedisStore *self,
+                                    redisReply      *reply,
+                                    GTask           *task);
 char   *_gg_a2g_redis_key          (GgA2gRedisStore *self,
                                     const char      *format,
                                     ...) G_GNUC_PRINTF (2, 3);

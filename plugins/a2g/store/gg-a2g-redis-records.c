@@ -428,16 +428,6 @@ replay_claim (GgA2gStore          *store,
 }
 
 static void
-on_boolean (GgA2gRedisStore *self,
-            redisReply      *reply,
-            GTask           *task)
-{
-  (void) self;
-  g_task_return_boolean (task, reply->type == REDIS_REPLY_INTEGER && reply->integer == 1);
-  g_object_unref (task);
-}
-
-static void
 replay_finish (GgA2gStore          *store,
                const char          *client_id,
                const char          *request_id,
@@ -465,7 +455,7 @@ replay_finish (GgA2gStore          *store,
         memcpy (value + 1, data, length);
       _gg_a2g_redis_cmd_add_len (cmd, value, length + 1);
     }
-  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_boolean);
+  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), _gg_a2g_redis_reply_one);
 }
 
 /** _gg_a2g_redis_records_iface_init: @iface: the store interface to fill */

@@ -434,16 +434,6 @@ session_set_context (GgA2gStore          *store,
 }
 
 static void
-on_count (GgA2gRedisStore *self,
-          redisReply      *reply,
-          GTask           *task)
-{
-  (void) self;
-  g_task_return_int (task, reply->type == REDIS_REPLY_INTEGER ? (gssize) reply->integer : 0);
-  g_object_unref (task);
-}
-
-static void
 session_count (GgA2gStore          *store,
                GCancellable        *cancellable,
                GAsyncReadyCallback  callback,
@@ -454,7 +444,7 @@ session_count (GgA2gStore          *store,
   g_autofree char *sessions = _gg_a2g_redis_key (self, "sessions");
 
   _gg_a2g_redis_cmd_add (cmd, sessions);
-  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_count);
+  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), _gg_a2g_redis_reply_count);
 }
 
 /** _gg_a2g_redis_sessions_iface_init: @iface: the store interface to fill */

@@ -83,16 +83,6 @@ telemetry_from_json (const char *text,
 }
 
 static void
-on_kept (GgA2gRedisStore *self,
-         redisReply      *reply,
-         GTask           *task)
-{
-  (void) self;
-  g_task_return_int (task, reply->type == REDIS_REPLY_INTEGER ? (gssize) reply->integer : 0);
-  g_object_unref (task);
-}
-
-static void
 telemetry_put (GgA2gStore          *store,
                const char          *client_id,
                GPtrArray           *entries,
@@ -117,7 +107,7 @@ telemetry_put (GgA2gStore          *store,
       _gg_a2g_redis_cmd_add (cmd, entry->entity);
       _gg_a2g_redis_cmd_add (cmd, json);
     }
-  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_kept);
+  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), _gg_a2g_redis_reply_count);
 }
 
 typedef struct {
