@@ -7,7 +7,7 @@
  * same client_id renews: new token, the previous one accepted for the
  * grace period (30 s), context, memory and usage kept. In the client
  * profile a player (the join token's sub) has at most
- * `max-sessions-per-sub` live sessions (the store's sub_session_claim).
+ * `max-sessions-per-sub` live sessions (the store's player_claim).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
