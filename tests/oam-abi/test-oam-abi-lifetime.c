@@ -110,8 +110,10 @@ test_destroy_in_callback (void)
   abi_send (bridge, PING ("\"last\""));
   abi_send (bridge, PING ("\"after\""));
   wait_threads (threads);
+  pthread_mutex_lock (&rec->lock);
   g_assert_true (rec->destroyed);
   g_assert_cmpuint (rec->after_destroy, ==, 0);
+  pthread_mutex_unlock (&rec->lock);
   g_assert_false (abi_has_match (rec, "\"after\""));
   g_assert_false (abi_has_match (rec, "\"id\":2,"));
 }
