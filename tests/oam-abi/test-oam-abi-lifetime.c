@@ -323,6 +323,42 @@ test_configuration (void)
   g_test_trap_assert_stderr ("");
 }
 
+/* Without GAMEGATE_CONFIG: the user's file under $XDG_CONFIG_HOME (which
+ * GLib reads once: a process of its own). */
+static void
+test_configuration_xdg (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr(AbiRecorder) rec = abi_recorder_new ();
+      g_autofree char *home = g_dir_make_tmp ("oam-abi-XXXXXX", NULL);
+      g_autofree char *dir = g_build_filename (home, "gamegate", NULL);
+      g_autofree char *file = g_build_filename (dir, "gamegate.conf", NULL);
+      g_autofree char *session = NULL;
+      g_autofree char *turn = NULL;
+      oam_bridge *bridge;
+
+      g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+      g_assert_true (g_file_set_contents (file, "[gateway]\ndefault-model={\"type\":\"scripted\","
+                                          "\"steps\":[{\"text\":\"from XDG\"}]}\n", -1, NULL));
+      g_unsetenv ("GAMEGATE_CONFIG");
+      g_setenv ("XDG_CONFIG_HOME", home, TRUE);
+      bridge = abi_bridge_new (rec);
+      session = abi_call (bridge, "{\"method\":\"session/create\",\"params\":{\"session\":\"x\"}}", 10000);
+      turn = abi_call (bridge, "{\"method\":\"session/respond\",\"params\":{\"session\":\"x\",\"prompt\":\"hi\"}}", 10000);
+      g_assert_true (g_str_has_prefix (turn, "{\"jsonrpc\":\"2.0\",\"id\":\"c-2\",\"result\":{\"session\":\"x\","
+                                             "\"text\":\"from XDG\","));
+      oam_bridge_destroy (bridge);
+      g_unlink (file);
+      g_rmdir (dir);
+      g_rmdir (home);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr ("");
+}
+
 static void
 test_cannot_serve (void)
 {
@@ -476,6 +512,7 @@ main (int argc, char **argv)
   g_test_add_func ("/oam-abi/host-main-loop", test_host_main_loop);
   g_test_add_func ("/oam-abi/shutdown", test_shutdown);
   g_test_add_func ("/oam-abi/configuration", test_configuration);
+  g_test_add_func ("/oam-abi/configuration-xdg", test_configuration_xdg);
   g_test_add_func ("/oam-abi/cannot-serve", test_cannot_serve);
   g_test_add_func ("/oam-abi/logging", test_logging);
   g_test_add_func ("/oam-abi/compatibility-name", test_compatibility_name);
