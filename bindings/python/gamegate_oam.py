@@ -90,6 +90,14 @@ def _camel_keys(values: dict) -> dict:
     return {_camel(key): value for key, value in values.items()}
 
 
+def _add_options(params: dict, options: dict | None, policy: dict) -> None:
+    """`options`, with keyword options (`tool_choice=...`) added camel-cased."""
+    options = dict(options or {})
+    options.update(_camel_keys(policy))
+    if options:
+        params["options"] = options
+
+
 class _Tool:
     def __init__(self, name, description, parameters, timeout, function):
         self.name = name
@@ -470,10 +478,7 @@ class Bridge:
             params["instructions"] = instructions
         if tools is not None:
             params["tools"] = self._resolve_tools(tools)
-        options = dict(options or {})
-        options.update(_camel_keys(policy))
-        if options:
-            params["options"] = options
+        _add_options(params, options, policy)
         if history is not None:
             params["history"] = history
         if model is not None:
@@ -497,10 +502,7 @@ class Bridge:
             params["world"] = world.id if isinstance(world, World) else world
         if memory is not None:
             params["memory"] = memory
-        options = dict(options or {})
-        options.update(_camel_keys(policy))
-        if options:
-            params["options"] = options
+        _add_options(params, options, policy)
         if model is not None:
             params["model"] = model
         return Npc(self, await self.request("npc/create", params))

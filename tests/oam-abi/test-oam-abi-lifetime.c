@@ -294,33 +294,50 @@ write_config (const char *contents)
   return path;
 }
 
-/* The user's configuration ($GAMEGATE_CONFIG) applies: the default model
- * of [gateway]; [gateway] disabled-plugins; a broken file. In subprocesses,
- * as each changes the environment. */
+/* The user's configuration applies: the default model of [gateway];
+ * [gateway] disabled-plugins; a broken file. In subprocesses, as each
+ * changes the environment. */
+#define DEFAULT_MODEL(text) "[gateway]\ndefault-model={\"type\":\"scripted\",\"steps\":[{\"text\":\"" text "\"}]}\n"
+
+/* A turn on the "system" model: what [gateway] default-model gave. */
+static void
+assert_default_model_says (const char *text)
+{
+  g_autoptr(AbiRecorder) rec = abi_recorder_new ();
+  oam_bridge *bridge = abi_bridge_new (rec);
+  g_autofree char *session = abi_call (bridge, "{\"method\":\"session/create\",\"params\":{\"session\":\"s\"}}", 10000);
+  g_autofree char *turn = abi_call (bridge, "{\"method\":\"session/respond\",\"params\":{\"session\":\"s\","
+                                            "\"prompt\":\"hi\"}}", 10000);
+  g_autofree char *expected = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":\"c-2\",\"result\":{\"session\":\"s\","
+                                               "\"text\":\"%s\",", text);
+
+  g_assert_true (g_str_has_prefix (turn, expected));
+  oam_bridge_destroy (bridge);
+}
+
+/* The subprocess passed, silently (no OAM_BRIDGE_LOG). */
+static void
+trap_quiet_subprocess (void)
+{
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr ("");
+}
+
+/* $GAMEGATE_CONFIG names the user's configuration. */
 static void
 test_configuration (void)
 {
   if (g_test_subprocess ())
     {
-      g_autoptr(AbiRecorder) rec = abi_recorder_new ();
-      g_autofree char *config = write_config ("[gateway]\ndefault-model={\"type\":\"scripted\",\"steps\":[{\"text\":\"configured\"}]}\n");
-      g_autofree char *session = NULL;
-      g_autofree char *turn = NULL;
-      oam_bridge *bridge;
+      g_autofree char *config = write_config (DEFAULT_MODEL ("configured"));
 
       g_setenv ("GAMEGATE_CONFIG", config, TRUE);
-      bridge = abi_bridge_new (rec);
-      session = abi_call (bridge, "{\"method\":\"session/create\",\"params\":{\"session\":\"s\"}}", 10000);
-      turn = abi_call (bridge, "{\"method\":\"session/respond\",\"params\":{\"session\":\"s\",\"prompt\":\"hi\"}}", 10000);
-      g_assert_true (g_str_has_prefix (turn, "{\"jsonrpc\":\"2.0\",\"id\":\"c-2\",\"result\":{\"session\":\"s\","
-                                             "\"text\":\"configured\","));
-      oam_bridge_destroy (bridge);
+      assert_default_model_says ("configured");
       g_unlink (config);
       return;
     }
-  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-  g_test_trap_assert_passed ();
-  g_test_trap_assert_stderr ("");
+  trap_quiet_subprocess ();
 }
 
 /* Without GAMEGATE_CONFIG: the user's file under $XDG_CONFIG_HOME (which
@@ -330,33 +347,21 @@ test_configuration_xdg (void)
 {
   if (g_test_subprocess ())
     {
-      g_autoptr(AbiRecorder) rec = abi_recorder_new ();
       g_autofree char *home = g_dir_make_tmp ("oam-abi-XXXXXX", NULL);
       g_autofree char *dir = g_build_filename (home, "gamegate", NULL);
       g_autofree char *file = g_build_filename (dir, "gamegate.conf", NULL);
-      g_autofree char *session = NULL;
-      g_autofree char *turn = NULL;
-      oam_bridge *bridge;
 
       g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
-      g_assert_true (g_file_set_contents (file, "[gateway]\ndefault-model={\"type\":\"scripted\","
-                                          "\"steps\":[{\"text\":\"from XDG\"}]}\n", -1, NULL));
+      g_assert_true (g_file_set_contents (file, DEFAULT_MODEL ("from XDG"), -1, NULL));
       g_unsetenv ("GAMEGATE_CONFIG");
       g_setenv ("XDG_CONFIG_HOME", home, TRUE);
-      bridge = abi_bridge_new (rec);
-      session = abi_call (bridge, "{\"method\":\"session/create\",\"params\":{\"session\":\"x\"}}", 10000);
-      turn = abi_call (bridge, "{\"method\":\"session/respond\",\"params\":{\"session\":\"x\",\"prompt\":\"hi\"}}", 10000);
-      g_assert_true (g_str_has_prefix (turn, "{\"jsonrpc\":\"2.0\",\"id\":\"c-2\",\"result\":{\"session\":\"x\","
-                                             "\"text\":\"from XDG\","));
-      oam_bridge_destroy (bridge);
+      assert_default_model_says ("from XDG");
       g_unlink (file);
       g_rmdir (dir);
       g_rmdir (home);
       return;
     }
-  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-  g_test_trap_assert_passed ();
-  g_test_trap_assert_stderr ("");
+  trap_quiet_subprocess ();
 }
 
 static void
@@ -391,10 +396,8 @@ test_cannot_serve (void)
       g_unlink (config);
       return;
     }
-  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-  g_test_trap_assert_passed ();
   /* Said through the protocol; stderr stays quiet without OAM_BRIDGE_LOG. */
-  g_test_trap_assert_stderr ("");
+  trap_quiet_subprocess ();
 }
 
 /* OAM_BRIDGE_LOG: nothing on stderr without it; from its level up with

@@ -26,8 +26,7 @@ from gamegate_oam import Bridge, BridgeError, ToolError  # noqa: E402
 import test_oam_client as stdio_cases  # noqa: E402
 from test_oam_client import expect_eq, expect_error, scripted, without_duration  # noqa: E402
 
-# Everything takes far longer under valgrind.
-SCALE = 20 if os.environ.get("GAMEGATE_TEST_WRAPPER") else 1
+SCALE = stdio_cases.SCALE
 
 
 async def case_same_module(_bridge):
@@ -183,19 +182,8 @@ CASES = [case_same_module, case_pid_and_version] + SHARED + [
 
 
 async def run_all() -> tuple[int, int]:
-    passed = failed = 0
     bridge = await Bridge.open(LIBRARY)
-    for case in CASES:
-        name = case.__name__.removeprefix("case_")
-        try:
-            await asyncio.wait_for(case(bridge), 30 * SCALE)
-        except Exception:
-            failed += 1
-            print(f"not ok - {name}")
-            traceback.print_exc(file=sys.stdout)
-        else:
-            passed += 1
-            print(f"ok - {name}")
+    passed, failed = await stdio_cases.run_cases(bridge, CASES)
     expect_eq(await bridge.close(), 0, "close")
     try:
         await bridge.request("ping")
