@@ -13,6 +13,7 @@
 #include "gb-command-sync.h"
 #include "gb-connector.h"
 #include "gb-errors.h"
+#include "gb-image.h"
 #include "gb-launch-config.h"
 #include "gb-launcher.h"
 #include "gb-manifest.h"
@@ -34,6 +35,7 @@ typedef struct {
   GArray *scan_ports;        /* NULL with --no-scan */
   char *registry_dir;        /* NULL with --no-registry */
   GHashTable *eager_names;   /* flat tool name -> toolset, with --eager */
+  GbImageLimits image_limits; /* [gamebridge] screenshot-max-* */
 } GbBridge;
 
 GbBridge     *gb_bridge_new            (GgBus      *bus,

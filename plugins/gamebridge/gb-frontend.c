@@ -32,6 +32,7 @@ struct _GbFrontend {
   guint http_port;
   GArray *ports;             /* nullable: [gamebridge] ports */
   GbOptions options;
+  GbImageLimits image_limits;
   GOptionEntry *entries;
   GbBridge *bridge;
   GbMcpServer *server;
@@ -99,6 +100,14 @@ gb_frontend_class_init (GbFrontendClass *klass)
 static void
 gb_frontend_init (GbFrontend *self)
 {
+  gb_image_limits_init (&self->image_limits);
+}
+
+void
+gb_frontend_set_image_limits (GbFrontend          *self,
+                              const GbImageLimits *limits)
+{
+  self->image_limits = *limits;
 }
 
 /* ---- shutdown: close every launched instance ------------------------------ */
@@ -210,6 +219,7 @@ start_bridge (GbFrontend  *self,
   self->bridge = gb_bridge_new (self->bus, &self->options, error);
   if (self->bridge == NULL)
     return FALSE;
+  self->bridge->image_limits = self->image_limits;
   self->server = gb_mcp_server_new ("gamegate", PACKAGE_VERSION, INSTRUCTIONS, gb_tools_provider (), self->bridge);
   self->bridge->server = self->server;
   self->event_handler = g_signal_connect (self->bus, "target-event", G_CALLBACK (on_target_event), self);

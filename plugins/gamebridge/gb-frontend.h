@@ -6,6 +6,8 @@
 
 #include <gamegate.h>
 
+#include "gb-image.h"
+
 G_BEGIN_DECLS
 
 #define GB_TYPE_FRONTEND (gb_frontend_get_type ())
@@ -15,5 +17,8 @@ GbFrontend *gb_frontend_new           (GgBus  *bus,
                                        guint   http_port,
                                        GArray *ports);
 guint       gb_frontend_get_http_port (GbFrontend *self);
+/* [gamebridge] screenshot-max-bytes and screenshot-max-side, before start. */
+void        gb_frontend_set_image_limits (GbFrontend          *self,
+                                          const GbImageLimits *limits);
 
 G_END_DECLS
