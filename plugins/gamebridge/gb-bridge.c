@@ -8,6 +8,7 @@
 
 #include "gb-bridge.h"
 #include "gb-mcp-server.h"
+#include "gb-resources.h"
 
 #define STOP_ALL_GRACE_MS 1500
 
@@ -68,6 +69,7 @@ gb_bridge_new (GgBus      *bus,
   self->registry_dir = options->no_registry ? NULL : g_strdup (options->registry_dir);
   self->eager_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   gb_image_limits_init (&self->image_limits);
+  self->resource_interval_ms = GB_RESOURCES_DEFAULT_INTERVAL_MS;
   return self;
 }
 
@@ -77,6 +79,8 @@ gb_bridge_free (GbBridge *self)
   GHashTableIter iter;
   gpointer value;
 
+  gb_resources_detach (self);
+  g_clear_pointer (&self->watches, g_hash_table_unref);
   g_hash_table_iter_init (&iter, self->targets);
   while (g_hash_table_iter_next (&iter, NULL, &value))
     gg_bus_remove_target (self->bus, value);

@@ -36,6 +36,10 @@ typedef struct {
   char *registry_dir;        /* NULL with --no-registry */
   GHashTable *eager_names;   /* flat tool name -> toolset, with --eager */
   GbImageLimits image_limits; /* [gamebridge] screenshot-max-* */
+  guint resource_interval_ms; /* [gamebridge] resource-update-interval-ms */
+  GHashTable *watches;       /* subscribed URI -> watch (gb-resources.c) */
+  gulong target_added_handler;
+  gulong target_removed_handler;
 } GbBridge;
 
 GbBridge     *gb_bridge_new            (GgBus      *bus,

@@ -20,5 +20,8 @@ guint       gb_frontend_get_http_port (GbFrontend *self);
 /* [gamebridge] screenshot-max-bytes and screenshot-max-side, before start. */
 void        gb_frontend_set_image_limits (GbFrontend          *self,
                                           const GbImageLimits *limits);
+/* [gamebridge] resource-update-interval-ms, before start. */
+void        gb_frontend_set_resource_interval (GbFrontend *self,
+                                               guint       interval_ms);
 
 G_END_DECLS
