@@ -151,17 +151,33 @@ test_scaled_to_the_limit (Fixture       *f,
   g_assert_cmpint (json_object_get_int_member (text, "height"), ==, 24);
 }
 
+/* @why, or its start and end around a byte count (@tail). */
 static void
-assert_bad (Fixture    *f,
-            const char *kind,
-            const char *why)
+assert_bad_around (Fixture    *f,
+                   const char *kind,
+                   const char *why,
+                   const char *tail)
 {
   g_autofree char *args = g_strdup_printf ("{\"instance\":\"gabp:ref\",\"name\":\"game/bad_image\","
                                            "\"arguments\":{\"kind\":\"%s\"}}", kind);
   g_autofree char *error = mcp_call_error (f->mcp, "call_tool", args);
   g_autofree char *expected = g_strdup_printf ("BadImage: gabp:ref's tool game/bad_image: %s", why);
 
-  g_assert_cmpstr (error, ==, expected);
+  if (tail == NULL)
+    g_assert_cmpstr (error, ==, expected);
+  else
+    {
+      g_assert_true (g_str_has_prefix (error, expected));
+      g_assert_true (g_str_has_suffix (error, tail));
+    }
+}
+
+static void
+assert_bad (Fixture    *f,
+            const char *kind,
+            const char *why)
+{
+  assert_bad_around (f, kind, why, NULL);
 }
 
 static void
@@ -171,7 +187,8 @@ test_broken_images (Fixture       *f,
   g_autofree char *after = mcp_call_error (f->mcp, "call_tool", "{\"instance\":\"gabp:ref\",\"name\":\"screenshot\","
                                            "\"arguments\":{\"after_command\":3}}");
 
-  assert_bad (f, "truncated", "the PNG is cut short: it ends after 149 bytes without its IEND chunk");
+  /* The mod's PNG is zlib's: its length is zlib's too. */
+  assert_bad_around (f, "truncated", "the PNG is cut short: it ends after ", " bytes without its IEND chunk");
   assert_bad (f, "not-image", "the answer is not a PNG or JPEG image (its first bytes are not their magic bytes)");
   assert_bad (f, "mismatch", "its \"mimeType\" says image/jpeg but the bytes are image/png");
   assert_bad (f, "bad-base64", "the image's base64 has a character outside its alphabet at offset 8");
