@@ -223,7 +223,8 @@ run_bridge_tool (GTask *task)
     run_health (task);
   else if (g_str_equal (c->name, "screenshot"))
     gb_screenshot_tool_async (c->target, c->arguments, &c->bridge->image_limits,
-                              (guint) c->bridge->options.timeout_ms, g_task_get_cancellable (task), on_screenshot, task);
+                              (guint) c->bridge->options.timeout_ms, g_task_get_cancellable (task),
+                              on_screenshot, task);
   else if (g_str_equal (c->name, "raw_command"))
     {
       g_autoptr(JsonNode) copy = json_node_init_object (json_node_alloc (), c->arguments);

@@ -234,7 +234,8 @@ on_state (GObject      *source,
       return;
     }
   text = gg_json_to_string (state);
-  g_task_return_pointer (task, one_content (r->uri, "application/json", "text", json_node_init_string (json_node_alloc (), text)),
+  g_task_return_pointer (task, one_content (r->uri, "application/json", "text",
+                                           json_node_init_string (json_node_alloc (), text)),
                          (GDestroyNotify) json_array_unref);
   g_object_unref (task);
 }

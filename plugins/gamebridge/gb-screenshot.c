@@ -427,11 +427,12 @@ static gboolean
 has_tag (JsonObject *tool,
          const char *tag)
 {
-  JsonNode *tags = json_object_get_member (tool, "tags");
+  JsonNode *node = json_object_get_member (tool, "tags");
+  JsonArray *tags = node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
 
-  for (guint i = 0; tags != NULL && JSON_NODE_HOLDS_ARRAY (tags) && i < json_array_get_length (json_node_get_array (tags)); i++)
+  for (guint i = 0; tags != NULL && i < json_array_get_length (tags); i++)
     {
-      JsonNode *t = json_array_get_element (json_node_get_array (tags), i);
+      JsonNode *t = json_array_get_element (tags, i);
 
       if (JSON_NODE_HOLDS_VALUE (t) && json_node_get_value_type (t) == G_TYPE_STRING &&
           g_str_equal (json_node_get_string (t), tag))
