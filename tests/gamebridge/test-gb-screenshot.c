@@ -235,7 +235,9 @@ test_after_command (void)
 {
   g_autoptr(Game) game = game_spawn ("--no-registry", NULL);
   g_autoptr(Game) frozen = game_spawn ("--no-registry", "--freeze", NULL);
-  g_autoptr(Mcp) mcp = mcp_start ((const char *[]) { "--timeout", "400", NULL }, NULL);
+  guint timeout_ms = gg_test_timeout_ms (400);
+  g_autofree char *timeout = g_strdup_printf ("%u", timeout_ms);
+  g_autoptr(Mcp) mcp = mcp_start ((const char *[]) { "--timeout", timeout, NULL }, NULL);
   gint64 id = send_command (game, "cmd=spawn&kind=wood");
   g_autofree char *rest = g_strdup_printf (",\"arguments\":{\"after_command\":%" G_GINT64_FORMAT "}", id);
   g_autoptr(JsonObject) shot = call (mcp, game->port, "screenshot", rest);
@@ -252,8 +254,8 @@ test_after_command (void)
   rest = g_strdup_printf (",\"arguments\":{\"after_command\":%" G_GINT64_FORMAT "}", id);
   waited = call_error (mcp, frozen->port, rest);
   expected = g_strdup_printf ("CommandTimeout: Command '#%" G_GINT64_FORMAT "' was queued on port %u but was not "
-                              "applied\nwithin 400ms. The game accepted it, so it is probably blocked, frozen, or on "
-                              "a\nscreen that ignores this command.", id, frozen->port);
+                              "applied\nwithin %ums. The game accepted it, so it is probably blocked, frozen, or on "
+                              "a\nscreen that ignores this command.", id, frozen->port, timeout_ms);
   g_assert_cmpstr (waited, ==, expected);
 }
 

@@ -106,6 +106,7 @@ out.readNoGame = ports.noGame ? await failing(client.readResource({ uri: `game:/
 out.subscribeUnknown = await failing(client.subscribeResource({ uri: "test://watched-resource" }, options));
 
 // Subscribed: the game's frames advance, updates come, at most one per interval.
+const subscribed = Date.now();
 await client.subscribeResource({ uri: `${base}/state` }, options);
 await client.subscribeResource({ uri: `${base}/log` }, options);
 await sleep(watchMs);
@@ -115,6 +116,8 @@ out.updatesState = updates.filter((u) => u === `${base}/state`).length;
 out.updatesLog = updates.filter((u) => u === `${base}/log`).length;
 await client.unsubscribeResource({ uri: `${base}/state` }, options);
 await client.unsubscribeResource({ uri: `${base}/log` }, options);
+// How long the subscription lasted: the bound on its updates.
+out.subscribedMs = Date.now() - subscribed;
 await sleep(300);
 const before = updates.length;
 await sleep(watchMs);
