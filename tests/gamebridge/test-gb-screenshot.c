@@ -57,6 +57,16 @@ server_free (Server *server)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Server, server_free)
 
+/* `gamegate mcp` whose bridge timeout (5 s) scales like the tests' own: a
+ * game under valgrind draws a large frame slowly. */
+static Mcp *
+start_mcp (const char *env)
+{
+  g_autofree char *timeout = g_strdup_printf ("%u", gg_test_timeout_ms (5000));
+
+  return mcp_start ((const char *[]) { "--timeout", timeout, NULL }, (const char *[]) { env, NULL });
+}
+
 /* A tools/call result's image content, decoded; its text part parsed. */
 static GBytes *
 image_of (JsonObject  *result,
@@ -138,7 +148,7 @@ static void
 test_after_spawn_and_drop (void)
 {
   g_autoptr(Game) game = game_spawn ("--no-registry", NULL);
-  g_autoptr(Mcp) mcp = mcp_start (NULL, NULL);
+  g_autoptr(Mcp) mcp = start_mcp (NULL);
   g_autoptr(JsonObject) spawn = call (mcp, game->port, "spawn", ",\"arguments\":{\"kind\":\"steel\"}");
   g_autoptr(JsonObject) drop = call (mcp, game->port, "drop", ",\"arguments\":{\"x\":-0.8}");
   g_autoptr(JsonObject) spawn2 = call (mcp, game->port, "spawn", ",\"arguments\":{\"kind\":\"ice\"}");
@@ -173,7 +183,7 @@ static void
 test_scaled_and_cut (void)
 {
   g_autoptr(Game) game = game_spawn ("--no-registry", NULL);
-  g_autoptr(Mcp) mcp = mcp_start (NULL, NULL);
+  g_autoptr(Mcp) mcp = start_mcp (NULL);
   g_autoptr(JsonObject) small = call (mcp, game->port, "screenshot", ",\"arguments\":{\"width\":160}");
   g_autoptr(JsonObject) cut = call (mcp, game->port, "screenshot",
                                     ",\"arguments\":{\"region\":{\"x\":10,\"y\":20,\"width\":30,\"height\":40}}");
@@ -198,7 +208,7 @@ static void
 test_call_tool_screenshot (void)
 {
   g_autoptr(Game) game = game_spawn ("--no-registry", NULL);
-  g_autoptr(Mcp) mcp = mcp_start (NULL, NULL);
+  g_autoptr(Mcp) mcp = start_mcp (NULL);
   g_autoptr(JsonObject) spawn = call (mcp, game->port, "spawn", ",\"arguments\":{\"kind\":\"ice\"},\"screenshot\":true");
   g_autoptr(JsonObject) drop = call (mcp, game->port, "drop", ",\"arguments\":{\"x\":1.2},"
                                      "\"screenshot\":{\"width\":320}");
@@ -264,7 +274,7 @@ test_without_the_endpoint (void)
 {
   g_autoptr(Game) none = game_spawn ("--no-registry", "--no-screenshot", NULL);
   g_autoptr(Game) quiet = game_spawn ("--no-registry", "--no-tools", NULL);
-  g_autoptr(Mcp) mcp = mcp_start (NULL, NULL);
+  g_autoptr(Mcp) mcp = start_mcp (NULL);
   g_autofree char *none_args = port_args (none->port);
   g_autofree char *quiet_args = port_args (quiet->port);
   g_autoptr(JsonObject) none_sets = mcp_call_ok (mcp, "list_toolsets", none_args);
@@ -296,7 +306,7 @@ test_scaled_to_the_limit (void)
   g_autoptr(Game) big = game_spawn ("--no-registry", "--screenshot-size", "3000x200", NULL);
   g_autoptr(Game) stubborn = game_spawn ("--no-registry", "--screenshot-size", "3000x200",
                                          "--screenshot-ignores-size", NULL);
-  g_autoptr(Mcp) mcp = mcp_start (NULL, NULL);
+  g_autoptr(Mcp) mcp = start_mcp (NULL);
   g_autoptr(JsonObject) shot = call (mcp, big->port, "screenshot", "");
   g_autoptr(JsonObject) text = NULL;
   g_autoptr(GBytes) png = image_of (shot, "image/png", &text);
@@ -321,7 +331,7 @@ assert_refused (const char *mode,
                 const char *what)
 {
   g_autoptr(Server) server = server_start (mode);
-  g_autoptr(Mcp) mcp = mcp_start (NULL, NULL);
+  g_autoptr(Mcp) mcp = start_mcp (NULL);
   g_autofree char *error = call_error (mcp, server->port, "");
   g_autofree char *expected = g_strdup_printf ("BadImage: GET /screenshot on http://127.0.0.1:%u: %s",
                                                server->port, what);
@@ -373,7 +383,7 @@ test_configured_limit (void)
   g_autofree char *expected = NULL;
 
   g_assert_true (g_file_set_contents (conf, "[gamebridge]\nscreenshot-max-bytes=50\n", -1, NULL));
-  mcp = mcp_start (NULL, (const char *[]) { conf_env, NULL });
+  mcp = start_mcp (conf_env);
   error = call_error (mcp, server->port, "");
   expected = g_strdup_printf ("BadImage: GET /screenshot on http://127.0.0.1:%u: the game announced 74 bytes "
                               "(Content-Length), more than the limit of 50 (screenshot-max-bytes). Ask for a "
@@ -388,7 +398,7 @@ test_jpeg_passes_through (void)
 {
   static const guint8 jpeg_start[] = { 0xff, 0xd8, 0xff, 0xe0 };
   g_autoptr(Server) server = server_start ("jpeg");
-  g_autoptr(Mcp) mcp = mcp_start (NULL, NULL);
+  g_autoptr(Mcp) mcp = start_mcp (NULL);
   g_autoptr(JsonObject) shot = call (mcp, server->port, "screenshot", "");
   g_autoptr(JsonObject) text = NULL;
   g_autoptr(GBytes) jpeg = image_of (shot, "image/jpeg", &text);
