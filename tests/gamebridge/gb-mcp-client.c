@@ -286,3 +286,102 @@ http_mcp (SoupSession *session,
   g_assert_no_error (error);
   return json_object_ref (json_node_get_object (root));
 }
+
+/**
+ * mcp_daemon_start:
+ * @gamebridge_keys: (nullable): lines of its `[gamebridge]` group
+ * @extra_env: (nullable): more environment for it
+ *
+ * Starts `gamegate serve` (no GABP server), its games registering in a
+ * private directory, and waits until its MCP endpoint listens.
+ *
+ * Returns: (transfer full): the daemon
+ */
+McpDaemon *
+mcp_daemon_start (const char         *gamebridge_keys,
+                  const char * const *extra_env)
+{
+  McpDaemon *daemon = g_new0 (McpDaemon, 1);
+  g_autoptr(GPtrArray) env = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *conf = NULL;
+  g_autofree char *text = NULL;
+  const char *args[4] = { "--config", NULL, "serve", NULL };
+  const char *marker = "MCP over Streamable HTTP on http://127.0.0.1:";
+  gint64 deadline;
+  const char *at;
+
+  daemon->dir = g_dir_make_tmp ("gb-daemon-XXXXXX", &error);
+  g_assert_no_error (error);
+  conf = g_build_filename (daemon->dir, "gamegate.conf", NULL);
+  text = g_strdup_printf ("[gamebridge]\nhttp-port=0\n%s\n[gabp]\nserver=false\n",
+                          gamebridge_keys != NULL ? gamebridge_keys : "");
+  g_assert_true (g_file_set_contents (conf, text, -1, NULL));
+  args[1] = conf;
+  g_ptr_array_add (env, g_strdup_printf ("GAME_BRIDGE_INSTANCES=%s", daemon->dir));
+  g_ptr_array_add (env, g_strdup ("GAME_BRIDGE_HTTP_PORT"));
+  g_ptr_array_add (env, g_strdup ("GAME_BRIDGE_PORT"));
+  g_ptr_array_add (env, g_strdup ("GAME_BRIDGE_HOME"));
+  for (guint i = 0; extra_env != NULL && extra_env[i] != NULL; i++)
+    g_ptr_array_add (env, g_strdup (extra_env[i]));
+  g_ptr_array_add (env, NULL);
+  daemon->process = gg_test_process_spawn (args, (const char * const *) env->pdata, &error);
+  g_assert_no_error (error);
+  deadline = g_get_monotonic_time () + (gint64) gg_test_timeout_ms (20000) * 1000;
+  while ((at = strstr (gg_test_process_get_stderr (daemon->process), marker)) == NULL ||
+         strstr (at, "/mcp") == NULL)
+    {
+      if (g_get_monotonic_time () > deadline)
+        g_error ("gamegate serve did not listen: %s", gg_test_process_get_stderr (daemon->process));
+      gg_test_spin (10);
+    }
+  daemon->port = (guint) g_ascii_strtoull (at + strlen (marker), NULL, 10);
+  g_assert_cmpuint (daemon->port, >, 0);
+  daemon->url = g_strdup_printf ("http://127.0.0.1:%u/mcp", daemon->port);
+  return daemon;
+}
+
+gint64
+mcp_daemon_rss_kib (McpDaemon *daemon)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%s/status", gg_test_process_get_pid (daemon->process));
+  g_autofree char *text = NULL;
+  const char *line;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL) || (line = strstr (text, "\nVmRSS:")) == NULL)
+    return -1;
+  return g_ascii_strtoll (line + strlen ("\nVmRSS:"), NULL, 10);
+}
+
+guint
+mcp_daemon_fd_count (McpDaemon *daemon)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%s/fd", gg_test_process_get_pid (daemon->process));
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  guint n = 0;
+
+  while (dir != NULL && g_dir_read_name (dir) != NULL)
+    n++;
+  return n;
+}
+
+void
+mcp_daemon_stop (McpDaemon *daemon)
+{
+  int status = -1;
+
+  gg_test_process_send_signal (daemon->process, SIGTERM);
+  if (!gg_test_process_wait (daemon->process, gg_test_timeout_ms (20000), &status))
+    {
+      gg_test_process_send_signal (daemon->process, SIGKILL);
+      gg_test_process_wait (daemon->process, 5000, &status);
+      g_error ("gamegate serve did not stop on SIGTERM");
+    }
+  if (status != 0 || gg_test_process_count_in_stderr (daemon->process, "-CRITICAL **") > 0)
+    g_error ("gamegate serve exited with %d:\n%s", status, gg_test_process_get_stderr (daemon->process));
+  gg_test_process_free (daemon->process);
+  rm_rf (daemon->dir);
+  g_free (daemon->dir);
+  g_free (daemon->url);
+  g_free (daemon);
+}

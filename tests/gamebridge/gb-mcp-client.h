@@ -52,4 +52,24 @@ JsonObject *http_mcp         (SoupSession *session,
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Mcp, mcp_free)
 
+/* A spawned `gamegate serve` whose MCP endpoint listens on a free port. */
+typedef struct {
+  GgTestProcess *process;
+  char          *dir;     /* its config and registry */
+  guint          port;
+  char          *url;     /* http://127.0.0.1:<port>/mcp */
+} McpDaemon;
+
+/* @gamebridge_keys: lines for its [gamebridge] group (http-port is set);
+ * @extra_env: more KEY=VALUE (or KEY to unset) for the daemon. */
+McpDaemon  *mcp_daemon_start   (const char         *gamebridge_keys,
+                                const char * const *extra_env);
+/* VmRSS of the daemon (of valgrind, under the wrapper), in KiB. */
+gint64      mcp_daemon_rss_kib (McpDaemon *daemon);
+/* Its open file descriptors. */
+guint       mcp_daemon_fd_count (McpDaemon *daemon);
+/* SIGTERM; fails the test unless it exits 0 (no sanitizer or valgrind
+ * report) without a GLib critical. */
+void        mcp_daemon_stop    (McpDaemon *daemon);
+
 G_END_DECLS

@@ -36,36 +36,21 @@ communicate_cb (GObject      *source,
   *(GAsyncResult **) user_data = g_object_ref (result);
 }
 
-JsonNode *
-mcp_sdk_run (const char          *script,
-             const char * const  *server_argv,
-             GSubprocessLauncher *launcher,
-             guint                timeout_ms)
+/* Runs node with @args (NULL-terminated) in the SDK directory and returns
+ * the one JSON document it printed. */
+static JsonNode *
+run_node (GPtrArray           *args,
+          GSubprocessLauncher *launcher,
+          guint                timeout_ms)
 {
-  g_autofree char *node = g_find_program_in_path ("node");
   g_autoptr(GSubprocessLauncher) own_launcher = NULL;
-  g_autoptr(GPtrArray) args = g_ptr_array_new ();
   g_autoptr(GSubprocess) child = NULL;
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GBytes) out = NULL;
   g_autoptr(GError) error = NULL;
-  g_auto(GStrv) wrapper = NULL;
-  const char *wrap = g_getenv ("GAMEGATE_TEST_WRAPPER");
+  const char *script = args->pdata[1];
   JsonNode *root;
   guint timeout_id;
-
-  g_ptr_array_add (args, node);
-  g_ptr_array_add (args, (gpointer) script);
-  if (wrap != NULL && *wrap != '\0')
-    {
-      wrapper = g_strsplit (wrap, " ", -1);
-      for (char **w = wrapper; *w != NULL; w++)
-        if (**w != '\0')
-          g_ptr_array_add (args, *w);
-    }
-  for (guint i = 0; server_argv[i] != NULL; i++)
-    g_ptr_array_add (args, (gpointer) server_argv[i]);
-  g_ptr_array_add (args, NULL);
 
   if (launcher == NULL)
     launcher = own_launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
@@ -91,6 +76,47 @@ mcp_sdk_run (const char          *script,
   root = gg_json_parse (g_bytes_get_data (out, NULL), (gssize) g_bytes_get_size (out), 64, &error);
   g_assert_no_error (error);
   return root;
+}
+
+JsonNode *
+mcp_sdk_run (const char          *script,
+             const char * const  *server_argv,
+             GSubprocessLauncher *launcher,
+             guint                timeout_ms)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_auto(GStrv) wrapper = NULL;
+  const char *wrap = g_getenv ("GAMEGATE_TEST_WRAPPER");
+
+  /* The server command the script starts runs under the wrapper. */
+  if (wrap != NULL && *wrap != '\0')
+    {
+      wrapper = g_strsplit (wrap, " ", -1);
+      for (char **w = wrapper; *w != NULL; w++)
+        if (**w != '\0')
+          g_ptr_array_add (argv, *w);
+    }
+  for (guint i = 0; server_argv[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) server_argv[i]);
+  g_ptr_array_add (argv, NULL);
+  return mcp_sdk_run_client (script, (const char * const *) argv->pdata, launcher, timeout_ms);
+}
+
+JsonNode *
+mcp_sdk_run_client (const char          *script,
+                    const char * const  *argv,
+                    GSubprocessLauncher *launcher,
+                    guint                timeout_ms)
+{
+  g_autofree char *node = g_find_program_in_path ("node");
+  g_autoptr(GPtrArray) args = g_ptr_array_new ();
+
+  g_ptr_array_add (args, node);
+  g_ptr_array_add (args, (gpointer) script);
+  for (guint i = 0; argv != NULL && argv[i] != NULL; i++)
+    g_ptr_array_add (args, (gpointer) argv[i]);
+  g_ptr_array_add (args, NULL);
+  return run_node (args, launcher, timeout_ms);
 }
 
 JsonNode *

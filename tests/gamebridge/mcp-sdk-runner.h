@@ -22,6 +22,13 @@ JsonNode *mcp_sdk_run       (const char          *script,
                              GSubprocessLauncher *launcher,
                              guint                timeout_ms);
 
+/* Runs `node SCRIPT ARGV...` the same way, for a client of a server that
+ * runs on its own (the daemon's HTTP endpoint). */
+JsonNode *mcp_sdk_run_client (const char          *script,
+                              const char * const  *argv,
+                              GSubprocessLauncher *launcher,
+                              guint                timeout_ms);
+
 /* The value at a dot path of the script's output; fails the test if absent. */
 JsonNode *mcp_sdk_member    (JsonNode   *root,
                              const char *path);
