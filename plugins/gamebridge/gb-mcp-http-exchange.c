@@ -8,7 +8,9 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "gb-mcp-http-private.h"
 
@@ -49,11 +51,22 @@ exchange_release_stream (Exchange *exchange)
     gb_mcp_event_stream_set_sink (exchange->stream, NULL);
 }
 
+static void
+exchange_unwatch (Exchange *exchange)
+{
+  if (exchange->hangup != NULL)
+    {
+      g_source_destroy (exchange->hangup);
+      g_clear_pointer (&exchange->hangup, g_source_unref);
+    }
+}
+
 void
 gb_mcp_http_exchange_unref (Exchange *exchange)
 {
   if (!g_ref_count_dec (&exchange->ref_count))
     return;
+  exchange_unwatch (exchange);
   exchange_release_stream (exchange);
   g_clear_pointer (&exchange->stream, gb_mcp_event_stream_unref);
   g_signal_handlers_disconnect_by_data (exchange->msg, exchange);
@@ -74,6 +87,48 @@ exchange_push (Exchange *exchange)
     soup_server_message_unpause (exchange->msg);
 }
 
+/* A client that closes its side of a streaming answer has gone: libsoup
+ * reads nothing while it writes, so it would learn of it only from a
+ * failed write, and the connection of every agent that left without a
+ * word would stay open until its session ends. The stream itself stays,
+ * for a resume. */
+static gboolean
+on_hangup (GSocket      *socket,
+           GIOCondition  condition,
+           gpointer      user_data)
+{
+  Exchange *exchange = user_data;
+  char byte;
+  gssize n = recv (g_socket_get_fd (socket), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+    return G_SOURCE_CONTINUE;
+  g_clear_pointer (&exchange->hangup, g_source_unref);
+  /* n > 0: the client sends more (nothing this endpoint expects); that is
+   * libsoup's to read once the answer is done. */
+  if (n <= 0)
+    {
+      g_debug ("MCP HTTP: the client closed a streaming answer");
+      gb_mcp_http_exchange_end (exchange);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+static void
+exchange_watch (Exchange *exchange)
+{
+  GSocketAddress *remote = soup_server_message_get_remote_address (exchange->msg);
+  GSocketConnection *connection = remote != NULL ?
+                                  g_object_get_data (G_OBJECT (remote), GB_MCP_HTTP_CONNECTION_KEY) : NULL;
+
+  if (connection == NULL || exchange->hangup != NULL)
+    return;
+  exchange->hangup = g_socket_create_source (g_socket_connection_get_socket (connection),
+                                             G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
+  g_source_set_callback (exchange->hangup, G_SOURCE_FUNC (on_hangup), exchange, NULL);
+  g_source_attach (exchange->hangup, NULL);
+}
+
 void
 gb_mcp_http_exchange_start_sse (Exchange *exchange)
 {
@@ -84,6 +139,7 @@ gb_mcp_http_exchange_start_sse (Exchange *exchange)
   soup_message_headers_replace (headers, "Content-Type", "text/event-stream");
   soup_message_headers_replace (headers, "Cache-Control", "no-cache");
   exchange->streaming = TRUE;
+  exchange_watch (exchange);
 }
 
 void
@@ -102,6 +158,7 @@ void
 gb_mcp_http_exchange_end (Exchange *exchange)
 {
   exchange_release_stream (exchange);
+  exchange_unwatch (exchange);
   if (exchange->done)
     return;
   soup_message_body_complete (soup_server_message_get_response_body (exchange->msg));
@@ -133,6 +190,7 @@ on_exchange_finished (SoupServerMessage *msg,
    * keeps its events for the client's resume. */
   exchange->done = TRUE;
   exchange_release_stream (exchange);
+  exchange_unwatch (exchange);
   if (http == NULL)
     return;
   exchange->http = NULL;

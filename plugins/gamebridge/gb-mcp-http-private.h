@@ -51,7 +51,12 @@ struct _Exchange {
   gboolean           paused;
   gboolean           done;       /* the HTTP answer is complete, or the connection is gone */
   gboolean           in_handler;
+  GSource           *hangup;     /* while streaming: notices the client closing */
 };
+
+/* The GSocketConnection behind a request: object data of the remote
+ * address the transport handed to libsoup with it (see on_incoming()). */
+#define GB_MCP_HTTP_CONNECTION_KEY "gb-mcp-http-connection"
 
 /* gb-mcp-http-exchange.c */
 GbMcpSession *gb_mcp_http_session_new         (GbMcpHttp *http,

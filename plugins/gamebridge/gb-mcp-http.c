@@ -556,6 +556,11 @@ on_incoming (GSocketService    *service,
 
   /* As libsoup's listener does: SSE events go out as they are written. */
   g_socket_set_option (socket, IPPROTO_TCP, TCP_NODELAY, TRUE, NULL);
+  /* For the exchanges, to notice a client that hangs up (libsoup keeps
+   * the address as long as the connection). */
+  if (remote != NULL)
+    g_object_set_data_full (G_OBJECT (remote), GB_MCP_HTTP_CONNECTION_KEY, g_object_ref (connection),
+                            g_object_unref);
   if (http->closing || local == NULL || remote == NULL ||
       !soup_server_accept_iostream (http->soup, G_IO_STREAM (connection), local, remote, NULL))
     g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);

@@ -4,7 +4,8 @@
  * table ends the least recently used session without a request in flight,
  * whose client then gets 404; a session with a request in flight is never
  * ended; only when every one has one is a new client refused (503). And
- * the connections of clients that went are closed, not kept.
+ * the connections of clients that went are closed, not kept, a dropped GET
+ * stream included.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -147,6 +148,30 @@ test_many_leavers (Fixture *fx, gconstpointer data)
     }
 }
 
+/* A client that drops its GET stream has gone: its session is idle, so it
+ * expires (were the stream thought open, it never would). */
+static void
+test_dropped_stream_expires (Fixture *fx, gconstpointer data)
+{
+  g_autofree char *listening = open_session (fx);
+  g_autofree char *dropped = open_session (fx);
+  Stream *kept = stream_open (fx, "GET", listening, NULL, NULL);
+  Stream *gone = stream_open (fx, "GET", dropped, NULL, NULL);
+
+  stream_read_until (kept, "data:\n\n");
+  stream_read_until (gone, "data:\n\n");
+  stream_drop (gone);
+  iterate_for (50);
+  gb_mcp_http_set_session_idle_timeout (gb_mcp_server_get_http (fx->server), 20 * G_TIME_SPAN_MILLISECOND);
+  iterate_for (60);
+  g_assert_cmpuint (ping (fx, dropped, NULL), ==, 404);
+  g_assert_cmpuint (ping (fx, listening, NULL), ==, 200);
+  stream_free (gone);
+  gb_mcp_server_close (fx->server);
+  stream_read_to_end (kept);
+  stream_free (kept);
+}
+
 static guint
 count_fds (void)
 {
@@ -194,6 +219,7 @@ main (int argc, char **argv)
   ADD ("busy-session-stays", test_busy_session_stays);
   ADD ("listening-session-goes", test_listening_session_goes);
   ADD ("many-leavers", test_many_leavers);
+  ADD ("dropped-stream-expires", test_dropped_stream_expires);
   ADD ("connections-released", test_connections_released);
   return g_test_run ();
 }
