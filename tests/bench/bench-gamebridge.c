@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench-stats.h"
 #include "gb-mcp-client.h"
 #include "refgame-driver.h"
 
@@ -27,32 +28,14 @@
 #define LIVE_INSTANCES 16
 #define LAUNCH_CONFIG GG_TOP_BUILDDIR "/tests/refgame/gamebridge.json"
 
-static int
-compare (gconstpointer a,
-         gconstpointer b)
-{
-  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
-
-  return x < y ? -1 : x > y;
-}
-
-static double
-percentile (GArray *us,
-            double  p)
-{
-  guint i = (guint) (p * (us->len - 1));
-
-  return g_array_index (us, gint64, i) / 1000.0;
-}
-
 static void
 report (const char *what,
         GArray     *us,
         gint64      total_us)
 {
-  g_array_sort (us, compare);
+  g_array_sort (us, bench_compare_us);
   printf ("%-36s %6u calls  %8.0f /s  p50 %7.3f ms  p99 %7.3f ms\n", what, us->len,
-          us->len / (total_us / 1e6), percentile (us, 0.50), percentile (us, 0.99));
+          us->len / (total_us / 1e6), bench_percentile_ms (us, 0.50), bench_percentile_ms (us, 0.99));
 }
 
 static void
@@ -178,7 +161,8 @@ main (int   argc,
     }
   report ("GET /health (direct HTTP)", direct, g_get_monotonic_time () - start);
   printf ("%-36s p50 %+7.3f ms  p99 %+7.3f ms\n", "added by the bridge",
-          percentile (via, 0.50) - percentile (direct, 0.50), percentile (via, 0.99) - percentile (direct, 0.99));
+          bench_percentile_ms (via, 0.50) - bench_percentile_ms (direct, 0.50),
+          bench_percentile_ms (via, 0.99) - bench_percentile_ms (direct, 0.99));
 
   bench_call (mcp, "call_tool set_score (command+sync)", "{\"name\":\"set_score\",\"arguments\":{\"score\":1}}",
               COMMAND_CALLS, command);
