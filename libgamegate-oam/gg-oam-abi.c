@@ -95,7 +95,15 @@ gg_oam_abi_enqueue (oam_bridge *bridge,
       char *response;
 
       if (root != NULL && JSON_NODE_HOLDS_OBJECT (root))
-        id = json_object_get_member (json_node_get_object (root), "id");
+        {
+          g_autofree char *key = NULL;
+
+          id = json_object_get_member (json_node_get_object (root), "id");
+          /* Echoed only when it is an id the protocol accepts. */
+          key = gg_oam_abi_id_key (id);
+          if (key == NULL)
+            id = NULL;
+        }
       response = gg_oam_abi_error_response (id, GG_JSONRPC_INTERNAL_ERROR, "internal_error", message);
       pthread_mutex_lock (&bridge->lock);
       if (bridge->destroying)
