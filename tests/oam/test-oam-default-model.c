@@ -26,7 +26,7 @@
   "\"version\":\"" PACKAGE_VERSION "\"},\"capabilities\":{\"methods\":[\"content/generate\","              \
   "\"decision/decide\",\"decision/decideMany\",\"initialize\",\"model/availability\",\"npc/bark\","          \
   "\"npc/cancel\",\"npc/create\",\"npc/delete\",\"npc/list\",\"npc/reset\",\"npc/restore\",\"npc/state\","  \
-  "\"npc/talk\",\"npc/update\",\"ping\",\"schema/validate\",\"session/cancel\",\"session/compact\","         \
+  "\"npc/talk\",\"npc/update\",\"ping\",\"request/cancel\",\"schema/validate\",\"session/cancel\",\"session/compact\","         \
   "\"session/create\",\"session/delete\",\"session/list\",\"session/reset\",\"session/respond\","           \
   "\"session/setContextNote\",\"session/setInstructions\",\"session/setTools\",\"session/transcript\","     \
   "\"shutdown\",\"tools/validate\",\"world/create\",\"world/delete\",\"world/get\",\"world/list\","          \
