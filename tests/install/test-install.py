@@ -241,7 +241,8 @@ def completion_options():
         offered = {w.rstrip('=') for w in complete(command, '--')}
         assert offered == set(options_of(command)), (command, offered, options_of(command))
     keys = complete('--set', 'gateway.')
-    assert keys == ['gateway.default-model=', 'gateway.disabled-plugins=', 'gateway.tap-socket='], keys
+    assert keys == ['gateway.default-model=', 'gateway.disabled-plugins=',
+                    'gateway.tap-drain-timeout-ms=', 'gateway.tap-socket='], keys
 
 
 @check('the installed gamegate.conf holds every group and key the plugins read')
