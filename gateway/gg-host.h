@@ -1,4 +1,5 @@
-/* gg-host.h: what the host's modes share (host only, not API).
+/* gg-host.h: what the host's modes share, and what libgamegate-oam's
+ * in-process host shares with them (host only, not API).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -28,6 +29,19 @@ typedef struct {
   char *tap_socket;     /* [gateway] tap-socket: NULL for the default, "" for none */
   guint tap_drain_timeout_ms; /* [gateway] tap-drain-timeout-ms */
 } GgHost;
+
+/* The host's own configuration group. */
+#define GG_HOST_GATEWAY_GROUP "gateway"
+
+gboolean gg_host_load_config            (GgConfig    *config,
+                                         const char  *option_file,
+                                         GError     **error);
+gboolean gg_host_apply_default_model    (GgHost  *host,
+                                         GError **error);
+void     gg_host_add_plugin_directories (GgHost             *host,
+                                         const char * const *extra);
+void     gg_host_warn_about_config      (GgHost             *host,
+                                         const char * const *disabled);
 
 int gg_daemon_run (GgHost *host);
 int gg_stdio_run  (GgHost     *host,

@@ -54,13 +54,18 @@ struct _GgBusPending {
   gboolean reported;
 };
 
+/* Atomic: buses of several threads (the oam C ABI's bridges) ask at once. */
 #define DEFINE_STATIC_QUARK(name, string) \
   static GQuark name##_quark (void) \
   { \
-    static GQuark quark; \
-    if (G_UNLIKELY (quark == 0)) \
-      quark = g_quark_from_static_string (string); \
-    return quark; \
+    static gint quark; \
+    GQuark value = (GQuark) g_atomic_int_get (&quark); \
+    if (G_UNLIKELY (value == 0)) \
+      { \
+        value = g_quark_from_static_string (string); \
+        g_atomic_int_set (&quark, (gint) value); \
+      } \
+    return value; \
   }
 
 DEFINE_STATIC_QUARK (observers, "gg-bus-observers")

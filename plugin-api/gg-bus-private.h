@@ -22,7 +22,7 @@ struct _GgBus {
   guint hold_count;
   gboolean shutting_down;
   GTask *shutdown_task;
-  guint shutdown_timeout_id;
+  GSource *shutdown_timeout;
 };
 
 void  _gg_bus_models_init            (GgBus      *self);

@@ -11,6 +11,7 @@
 #include "gg-bus.h"
 #include "gg-bus-private.h"
 #include "gg-bus-observer-private.h"
+#include "gg-main-context-private.h"
 
 G_DEFINE_FINAL_TYPE (GgBus, gg_bus, G_TYPE_OBJECT)
 
@@ -79,7 +80,7 @@ gg_bus_dispose (GObject *object)
   g_clear_pointer (&self->targets, g_ptr_array_unref);
   g_clear_pointer (&self->frontends, g_ptr_array_unref);
   _gg_bus_models_clear (self);
-  g_clear_handle_id (&self->shutdown_timeout_id, g_source_remove);
+  _gg_source_clear (&self->shutdown_timeout);
   g_clear_object (&self->shutdown_task);
 
   G_OBJECT_CLASS (gg_bus_parent_class)->dispose (object);
@@ -439,7 +440,7 @@ complete_shutdown (GgBus    *self,
 {
   g_autoptr(GTask) task = g_steal_pointer (&self->shutdown_task);
 
-  g_clear_handle_id (&self->shutdown_timeout_id, g_source_remove);
+  _gg_source_clear (&self->shutdown_timeout);
   if (task == NULL)
     return;
   if (timed_out)
@@ -455,7 +456,6 @@ on_shutdown_timeout (gpointer user_data)
 {
   GgBus *self = user_data;
 
-  self->shutdown_timeout_id = 0;
   complete_shutdown (self, TRUE);
   return G_SOURCE_REMOVE;
 }
@@ -545,7 +545,7 @@ gg_bus_shutdown_async (GgBus               *self,
   gg_bus_hold (self); /* so a handler that holds and releases at once cannot complete us early */
   g_signal_emit (self, signals[SIGNAL_SHUTDOWN], 0);
   if (timeout_ms > 0 && self->shutdown_task != NULL)
-    self->shutdown_timeout_id = g_timeout_add (timeout_ms, on_shutdown_timeout, self);
+    self->shutdown_timeout = _gg_timeout_add_here (timeout_ms, on_shutdown_timeout, self);
   gg_bus_release (self);
 }
 

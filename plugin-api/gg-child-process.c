@@ -33,6 +33,7 @@
 #include <gio/gunixinputstream.h>
 
 #include "gg-child-process.h"
+#include "gg-main-context-private.h"
 
 #define DRAIN_WAIT_MS  500
 #define KILL_WAIT_MS   1500
@@ -61,7 +62,7 @@ struct _GgChildProcess {
   gboolean eof;
   gboolean exited;            /* reported */
   int wait_status;
-  guint drain_id;
+  GSource *drain;             /* waiting for the output after the exit */
   GList *waiters;             /* Waiter */
 };
 
@@ -73,7 +74,7 @@ G_DEFINE_FINAL_TYPE (GgChildProcess, gg_child_process, G_TYPE_OBJECT)
 typedef struct {
   GgChildProcess *self;
   GTask *task;
-  guint timer_id;
+  GSource *timer;
   GSource *cancel_source;
 } Waiter;
 
@@ -83,7 +84,7 @@ waiter_complete (Waiter   *w,
                  gboolean  exited,
                  GError   *error)
 {
-  g_clear_handle_id (&w->timer_id, g_source_remove);
+  _gg_source_clear (&w->timer);
   if (w->cancel_source != NULL)
     {
       g_source_destroy (w->cancel_source);
@@ -148,7 +149,7 @@ gg_child_process_dispose (GObject *object)
     }
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
-  g_clear_handle_id (&self->drain_id, g_source_remove);
+  _gg_source_clear (&self->drain);
   complete_waiters (self, FALSE, gone);
   g_clear_object (&self->out);
   g_clear_object (&self->cancellable);
@@ -214,7 +215,7 @@ report_exit (GgChildProcess *self)
 
   if (self->exited)
     return;
-  g_clear_handle_id (&self->drain_id, g_source_remove);
+  _gg_source_clear (&self->drain);
   self->exited = TRUE;
   g_signal_emit (self, signals[SIGNAL_EXITED], 0, self->wait_status);
   complete_waiters (self, TRUE, NULL);
@@ -225,7 +226,7 @@ on_drain_timeout (gpointer user_data)
 {
   GgChildProcess *self = user_data;
 
-  self->drain_id = 0;
+  _gg_source_clear (&self->drain);
   report_exit (self);
   return G_SOURCE_REMOVE;
 }
@@ -251,7 +252,7 @@ on_reaped (GPid     pid,
   /* Whatever the leader left behind in its group goes with it. */
   gg_child_process_signal_group (self, SIGTERM);
   if (self->out != NULL && !self->eof)
-    self->drain_id = g_timeout_add (DRAIN_WAIT_MS, on_drain_timeout, self);
+    self->drain = _gg_timeout_add_here (DRAIN_WAIT_MS, on_drain_timeout, self);
   else
     report_exit (self);
 }
@@ -381,7 +382,9 @@ gg_child_process_spawn (const char * const  *argv,
     }
   self->watch = g_new0 (ChildWatch, 1);
   self->watch->owner = self;
-  g_child_watch_add_full (G_PRIORITY_DEFAULT, self->pid, on_reaped, self->watch, g_free);
+  /* On the context of the thread that spawned it, like every other source. */
+  g_source_unref (_gg_source_attach_here (g_child_watch_source_new (self->pid),
+                                          G_SOURCE_FUNC (on_reaped), self->watch, g_free));
   return g_steal_pointer (&self);
 }
 
@@ -498,7 +501,7 @@ on_waiter_timeout (gpointer user_data)
 {
   Waiter *w = user_data;
 
-  w->timer_id = 0;
+  _gg_source_clear (&w->timer);
   w->self->waiters = g_list_remove (w->self->waiters, w);
   waiter_complete (w, FALSE, NULL);
   return G_SOURCE_REMOVE;
@@ -552,7 +555,7 @@ gg_child_process_wait_async (GgChildProcess      *self,
   w->self = self;
   w->task = task;
   if (timeout_ms > 0)
-    w->timer_id = g_timeout_add (timeout_ms, on_waiter_timeout, w);
+    w->timer = _gg_timeout_add_here (timeout_ms, on_waiter_timeout, w);
   if (cancellable != NULL)
     {
       w->cancel_source = g_cancellable_source_new (cancellable);

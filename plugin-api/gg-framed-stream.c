@@ -10,8 +10,6 @@
  */
 #include "config.h"
 
-#include <signal.h>
-
 #include "gg-framed-stream-private.h"
 
 /**
@@ -139,17 +137,6 @@ gg_framed_stream_class_init (GgFramedStreamClass *klass)
 
   object_class->dispose = gg_framed_stream_dispose;
   object_class->finalize = gg_framed_stream_finalize;
-
-#ifdef SIGPIPE
-  /* Like GSocket: a peer closing its end of a pipe (stdout) must give a
-   * write error, not kill the process. A handler the host set stays. */
-  {
-    struct sigaction old;
-
-    if (sigaction (SIGPIPE, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
-      signal (SIGPIPE, SIG_IGN);
-  }
-#endif
 
   /**
    * GgFramedStream::message:

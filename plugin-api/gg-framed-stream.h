@@ -68,6 +68,11 @@ typedef enum {
  * headers, read and written asynchronously on the main loop. Incoming
  * messages arrive as #GgFramedStream::message signals.
  *
+ * Over a pipe, a reader that went away fails the writes only where SIGPIPE
+ * does not kill the process: the host ignores it (`gamegate` does) or
+ * blocks it in the thread that runs the loop (libgamegate-oam's bridges).
+ * The stream leaves the process's signal handling alone.
+ *
  * Since: 1.0
  */
 #define GG_TYPE_FRAMED_STREAM (gg_framed_stream_get_type ())

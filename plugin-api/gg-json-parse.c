@@ -485,6 +485,24 @@ scan_document (Scanner *s,
   return TRUE;
 }
 
+/* What gg_json_parse() and gg_json_parse_salvage() do first: @length and
+ * @max_depth made concrete, @s set over the text. */
+static void
+scanner_init (Scanner    *s,
+              const char *data,
+              gssize     *length,
+              guint      *max_depth)
+{
+  if (*length < 0)
+    *length = (gssize) strlen (data);
+  if (*max_depth == 0)
+    *max_depth = GG_JSON_DEFAULT_MAX_DEPTH;
+  /* json-glib and the helpers here recurse once per level. */
+  *max_depth = MIN (*max_depth, MAX_DEPTH_LIMIT);
+  s->data = data != NULL ? data : "";
+  s->length = (gsize) *length;
+}
+
 /**
  * gg_json_parse:
  * @data: the JSON text
@@ -522,15 +540,7 @@ gg_json_parse (const char *data,
   g_return_val_if_fail (data != NULL || length == 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (length < 0)
-    length = (gssize) strlen (data);
-  if (max_depth == 0)
-    max_depth = GG_JSON_DEFAULT_MAX_DEPTH;
-  /* json-glib and the helpers here recurse once per level. */
-  max_depth = MIN (max_depth, MAX_DEPTH_LIMIT);
-
-  s.data = data != NULL ? data : "";
-  s.length = (gsize) length;
+  scanner_init (&s, data, &length, &max_depth);
 
   /* Also refuses embedded NUL bytes. */
   if (!g_utf8_validate_len (s.data, s.length, &end))
@@ -621,13 +631,7 @@ gg_json_parse_salvage (const char *data,
   if (complete != NULL)
     *complete = FALSE;
   g_return_val_if_fail (data != NULL || length == 0, NULL);
-  if (length < 0)
-    length = (gssize) strlen (data);
-  if (max_depth == 0)
-    max_depth = GG_JSON_DEFAULT_MAX_DEPTH;
-  max_depth = MIN (max_depth, MAX_DEPTH_LIMIT);
-
-  s.data = data != NULL ? data : "";
+  scanner_init (&s, data, &length, &max_depth);
   /* Only what is valid UTF-8 (and before any NUL byte) is read. */
   g_utf8_validate_len (s.data, (gsize) length, &end);
   s.length = (gsize) (end - s.data);

@@ -4,7 +4,9 @@
 # of the tree (the source tree stays clean), runs lintian on them (errors
 # fail, warnings are listed), checks the split and the dependencies, then
 # unpacks only the daemon, its library and two plugin packages into an empty
-# root and shows that `gamegate plugins` there lists exactly those plugins.
+# root and shows that `gamegate plugins` there lists exactly those plugins,
+# then adds the oam C ABI and its Python binding and runs a bridge through
+# the compatibility name libOpenAppleModelsFFI.so.
 #
 #   contrib/debian/check-packages.sh [--keep]
 #
@@ -89,6 +91,18 @@ check_has gamegate "$arch" /usr/share/gamegate/gamegate.conf
 check_has libgamegate-1-0 "$arch" "/usr/lib/$triplet/libgamegate-1.so.0"
 check_has libgamegate-1-dev "$arch" /usr/include/gamegate-1/gamegate.h
 check_has libgamegate-1-dev "$arch" "/usr/lib/$triplet/pkgconfig/gamegate-1.pc"
+check_has libgamegate-oam-1-0 "$arch" "/usr/lib/$triplet/libgamegate-oam-1.so.0"
+check_has libgamegate-oam-1-dev "$arch" /usr/include/gamegate-oam-1/gamegate-oam.h
+check_has libgamegate-oam-1-dev "$arch" "/usr/lib/$triplet/pkgconfig/gamegate-oam-1.pc"
+check_has libgamegate-oam-1-dev "$arch" /usr/share/gamegate-oam-1/csharp/GamegateOam.cs
+check_has gamegate-oam-compat "$arch" "/usr/lib/$triplet/libOpenAppleModelsFFI.so"
+check_has python3-gamegate-oam all /usr/lib/python3/dist-packages/gamegate_oam.py
+if dpkg-deb --contents "$(deb gamegate-oam-compat "$arch")" |
+    grep -q "libOpenAppleModelsFFI.so -> libgamegate-oam-1.so.0$"; then
+  pass "gamegate-oam-compat links libOpenAppleModelsFFI.so to libgamegate-oam-1.so.0"
+else
+  fail "gamegate-oam-compat: libOpenAppleModelsFFI.so is not a link to libgamegate-oam-1.so.0"
+fi
 check_has gamegate-doc all /usr/share/doc/gamegate/examples/plugin-hello/meson.build
 doc_files=$(contents "$(deb gamegate-doc all)")
 if echo "$doc_files" | grep -q '^/usr/share/doc/gamegate-1/.*index\.html$'; then
@@ -148,6 +162,30 @@ else
   echo "$listing" | sed 's/^/  | /'
   sed 's/^/  ! /' "$work/plugins.err"
   fail "gamegate plugins in a root with two plugin packages lists: $loaded (front ends: $frontends)"
+fi
+
+# An engine written for open-apple-models needs only the compatibility
+# name: the Python binding of the packages loads it from the same root.
+for package in libgamegate-oam-1-0 gamegate-oam-compat; do
+  dpkg -x "$(deb "$package" "$arch")" "$root"
+done
+dpkg -x "$(deb python3-gamegate-oam all)" "$root"
+hello=$(env -i PATH=/usr/bin:/bin LC_ALL=C.UTF-8 HOME="$work" XDG_CONFIG_HOME="$work/config" \
+        LD_LIBRARY_PATH="$root/usr/lib/$triplet" \
+        GAMEGATE_PLUGIN_PATH="$root/usr/lib/$triplet/gamegate-1/plugins" \
+        OAM_LIBRARY="$root/usr/lib/$triplet/libOpenAppleModelsFFI.so" \
+        PYTHONPATH="$root/usr/lib/python3/dist-packages" \
+        python3 -c 'import asyncio, gamegate_oam
+async def main():
+    bridge = await gamegate_oam.Bridge.open()
+    print((await bridge.request("initialize"))["server"]["name"])
+    await bridge.close()
+asyncio.run(main())' 2>"$work/oam.err") || true
+if [ "$hello" = gamegate ] && ! grep -q . "$work/oam.err"; then
+  pass "python3-gamegate-oam runs the bridge through libOpenAppleModelsFFI.so"
+else
+  sed 's/^/  ! /' "$work/oam.err"
+  fail "python3-gamegate-oam through libOpenAppleModelsFFI.so answered: $hello"
 fi
 
 if [ "$failures" -eq 0 ]; then

@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The quick start's agent: drives the reference game through `gamegate mcp`
-the way an MCP client does (launch, play, read, stop), printing each result.
+the way an MCP client does (launch, play, read, look, stop), printing each
+result, and saves the screenshot it got as MCP image content.
 
-Usage: drive-game.py GAMEGATE LAUNCH_CONFIG
+Usage: drive-game.py GAMEGATE LAUNCH_CONFIG [SCREENSHOT.png]
 """
+import base64
 import json
 import subprocess
 import sys
 
 
-def main(gamegate, launch_config):
+def main(gamegate, launch_config, screenshot_path=None):
     proc = subprocess.Popen([gamegate, 'mcp', '--launch-config', launch_config, '--no-scan'],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     next_id = 0
@@ -50,10 +52,29 @@ def main(gamegate, launch_config):
     call('call_tool', {'port': port, 'name': 'spawn'})
     call('call_tool', {'port': port, 'name': 'drop', 'arguments': {'x': 0.5}})
     call('call_tool', {'port': port, 'name': 'get_state', 'arguments': {'path': 'game'}})
+    if screenshot_path is not None:
+        save_screenshot(request, port, screenshot_path)
     call('stop_instance', {'port': port})
     proc.stdin.close()
     return proc.wait()
 
 
+def save_screenshot(request, port, path):
+    """call_tool screenshot: a text part (frame, size) and the image itself."""
+    arguments = {'port': port, 'name': 'screenshot'}
+    reply = request('tools/call', {'name': 'call_tool', 'arguments': arguments})
+    result = reply.get('result', {})
+    images = [c for c in result.get('content', []) if c.get('type') == 'image']
+    print(f'--> call_tool {json.dumps(arguments)}\n<-- {json.dumps(result.get("structuredContent"))}\n')
+    if result.get('isError') or not images:
+        print(f'quickstart: no screenshot: {json.dumps(result)[:300]}')
+        return
+    with open(path, 'wb') as out:
+        out.write(base64.b64decode(images[0]['data']))
+    shown = result.get('structuredContent', {})
+    print(f'quickstart: saved a screenshot of the reference game ({shown.get("width")}x{shown.get("height")} '
+          f'{images[0]["mimeType"]}, frame {shown.get("frame")}) to {path}\n')
+
+
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+    sys.exit(main(*sys.argv[1:4]))

@@ -27,7 +27,7 @@ typedef struct {
   GgGabpClient *self;     /* borrowed: the client outlives its pending calls */
   GTask        *task;
   char         *id;
-  guint         timeout_id;
+  GSource      *timeout;
   gulong        cancel_id;
 } PendingCall;
 
@@ -46,12 +46,12 @@ struct _GgGabpClient
 
   GgGabpClientState state;
   GCancellable     *connect_cancellable;
-  guint             retry_id;
+  GSource          *retry;
   guint             attempt;
   GSocketConnection *connection;
   GgGabpCodec      *codec;
   char             *hello_id;
-  guint             hello_timeout_id;
+  GSource          *hello_timeout;
   JsonObject       *welcome;
   GHashTable       *pending;  /* id -> PendingCall */
   guint             sessions; /* welcomes received so far */
@@ -63,12 +63,49 @@ static guint signals[N_SIGNALS];
 G_DEFINE_FINAL_TYPE (GgGabpClient, gg_gabp_client, G_TYPE_OBJECT)
 
 static void schedule_connect (GgGabpClient *self);
+
+/* Timers go to the thread-default context of the thread the client runs
+ * on, never to the global default one: embedded in another program (the
+ * oam C ABI), that is the host's loop. */
+static GSource *
+schedule (guint       interval_ms,
+          GSourceFunc func,
+          gpointer    data)
+{
+  GSource *source = g_timeout_source_new (interval_ms);
+
+  g_source_set_callback (source, func, data, NULL);
+  g_source_attach (source, g_main_context_get_thread_default ());
+  return source;
+}
+
+static GSource *
+attach_idle (GMainContext *context,
+             GSourceFunc   func,
+             gpointer      data)
+{
+  GSource *source = g_idle_source_new ();
+
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, func, data, NULL);
+  g_source_attach (source, context);
+  return source;
+}
+
+static void
+unschedule (GSource **source)
+{
+  if (*source == NULL)
+    return;
+  g_source_destroy (*source);
+  g_clear_pointer (source, g_source_unref);
+}
 static void drop_connection (GgGabpClient *self, const GError *why, gboolean retry);
 
 static void
 pending_call_free (PendingCall *call)
 {
-  g_clear_handle_id (&call->timeout_id, g_source_remove);
+  unschedule (&call->timeout);
   if (call->cancel_id != 0)
     g_cancellable_disconnect (g_task_get_cancellable (call->task), call->cancel_id);
   g_clear_object (&call->task);
@@ -298,7 +335,7 @@ on_welcome (GgGabpClient *self,
             JsonNode     *result,
             JsonObject   *error)
 {
-  g_clear_handle_id (&self->hello_timeout_id, g_source_remove);
+  unschedule (&self->hello_timeout);
   g_clear_pointer (&self->hello_id, g_free);
   if (error != NULL)
     {
@@ -426,7 +463,7 @@ drop_connection (GgGabpClient *self,
 {
   gboolean was_ready = self->state == GG_GABP_CLIENT_READY;
 
-  g_clear_handle_id (&self->hello_timeout_id, g_source_remove);
+  unschedule (&self->hello_timeout);
   g_clear_pointer (&self->hello_id, g_free);
   if (self->codec != NULL)
     {
@@ -458,7 +495,7 @@ on_hello_timeout (gpointer user_data)
   g_autoptr(GError) why = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
                                                "the mod did not answer session/hello");
 
-  self->hello_timeout_id = 0;
+  g_clear_pointer (&self->hello_timeout, g_source_unref);
   handshake_failed (self, why);
   return G_SOURCE_REMOVE;
 }
@@ -487,7 +524,7 @@ send_hello (GgGabpClient *self)
       handshake_failed (self, error);
       return;
     }
-  self->hello_timeout_id = g_timeout_add (MAX (self->timeout_ms, 1000), on_hello_timeout, self);
+  self->hello_timeout = schedule (MAX (self->timeout_ms, 1000), on_hello_timeout, self);
 }
 
 static void
@@ -541,7 +578,7 @@ connect_now (gpointer user_data)
   GgGabpClient *self = user_data;
   g_autoptr(GSocketClient) client = g_socket_client_new ();
 
-  self->retry_id = 0;
+  g_clear_pointer (&self->retry, g_source_unref);
   self->state = GG_GABP_CLIENT_CONNECTING;
   self->connect_cancellable = g_cancellable_new ();
   g_socket_client_set_timeout (client, CONNECT_TIMEOUT_S);
@@ -558,14 +595,14 @@ schedule_connect (GgGabpClient *self)
 {
   guint64 delay = self->backoff_initial_ms;
 
-  if (self->retry_id != 0 || self->connect_cancellable != NULL)
+  if (self->retry != NULL || self->connect_cancellable != NULL)
     return;
   for (guint i = 0; i < self->attempt && delay < self->backoff_max_ms; i++)
     delay *= 2;
   delay = MIN (delay, self->backoff_max_ms);
   delay = (guint64) (delay * g_random_double_range (0.75, 1.25));
   self->attempt++;
-  self->retry_id = g_timeout_add ((guint) delay, connect_now, self);
+  self->retry = schedule ((guint) delay, connect_now, self);
 }
 
 /** gg_gabp_client_start: starts connecting (at once). */
@@ -585,7 +622,7 @@ gg_gabp_client_reconnect_now (GgGabpClient *self)
 {
   if (self->state != GG_GABP_CLIENT_CONNECTING || self->connect_cancellable != NULL)
     return;
-  g_clear_handle_id (&self->retry_id, g_source_remove);
+  unschedule (&self->retry);
   self->attempt = 0;
   connect_now (self);
 }
@@ -594,7 +631,7 @@ gg_gabp_client_reconnect_now (GgGabpClient *self)
 void
 gg_gabp_client_stop (GgGabpClient *self)
 {
-  g_clear_handle_id (&self->retry_id, g_source_remove);
+  unschedule (&self->retry);
   if (self->connect_cancellable != NULL)
     {
       g_cancellable_cancel (self->connect_cancellable);
@@ -610,7 +647,7 @@ on_call_timeout (gpointer user_data)
 {
   PendingCall *call = user_data;
 
-  call->timeout_id = 0;
+  g_clear_pointer (&call->timeout, g_source_unref);
   pending_call_fail (call, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
                                                 "the mod did not answer in time"));
   return G_SOURCE_REMOVE;
@@ -647,7 +684,7 @@ on_call_cancelled (GCancellable *cancellable,
   /* Not from inside the cancel handler: g_cancellable_disconnect would deadlock. */
   data->task = g_object_ref (call->task);
   data->id = g_strdup (call->id);
-  g_idle_add (cancel_in_idle, data);
+  g_source_unref (attach_idle (g_task_get_context (data->task), cancel_in_idle, data));
 }
 
 /**
@@ -695,7 +732,7 @@ gg_gabp_client_call_async (GgGabpClient        *self,
   call->task = g_object_ref (task);
   call->id = id;
   if (self->timeout_ms > 0)
-    call->timeout_id = g_timeout_add (self->timeout_ms, on_call_timeout, call);
+    call->timeout = schedule (self->timeout_ms, on_call_timeout, call);
   if (cancellable != NULL)
     call->cancel_id = g_cancellable_connect (cancellable, G_CALLBACK (on_call_cancelled), call, NULL);
   g_hash_table_insert (self->pending, call->id, call);

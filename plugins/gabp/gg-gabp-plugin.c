@@ -36,7 +36,7 @@ typedef struct {
   GgGabpTarget   *target;
   GgGabpLauncher *launcher;  /* nullable */
   gboolean        restart;
-  guint           relaunch_id;
+  GSource        *relaunch;
 } Mod;
 
 typedef struct {
@@ -47,9 +47,17 @@ typedef struct {
 } PluginState;
 
 static void
+clear_relaunch (Mod *mod)
+{
+  if (mod->relaunch != NULL)
+    g_source_destroy (mod->relaunch);
+  g_clear_pointer (&mod->relaunch, g_source_unref);
+}
+
+static void
 mod_free (Mod *mod)
 {
-  g_clear_handle_id (&mod->relaunch_id, g_source_remove);
+  clear_relaunch (mod);
   if (mod->launcher != NULL)
     g_signal_handlers_disconnect_by_data (mod->launcher, mod);
   g_clear_object (&mod->launcher);
@@ -72,7 +80,7 @@ relaunch (gpointer user_data)
   g_autoptr(GError) error = NULL;
   GgGabpClient *client = gg_gabp_target_get_client (mod->target);
 
-  mod->relaunch_id = 0;
+  g_clear_pointer (&mod->relaunch, g_source_unref);
   if (!gg_gabp_launcher_launch (mod->launcher, &error))
     {
       g_warning (_("Cannot relaunch %s: %s"), gg_target_get_id (GG_TARGET (mod->target)), error->message);
@@ -89,8 +97,14 @@ on_game_exited (GgGabpLauncher *launcher,
                 int             status,
                 Mod            *mod)
 {
-  if (mod->restart && !gg_bus_is_shutting_down (mod->bus) && mod->relaunch_id == 0)
-    mod->relaunch_id = g_timeout_add_seconds (1, relaunch, mod);
+  if (mod->restart && !gg_bus_is_shutting_down (mod->bus) && mod->relaunch == NULL)
+    {
+      /* On the thread-default context, never the global default one (the
+       * host's loop when gamegate is embedded: the oam C ABI). */
+      mod->relaunch = g_timeout_source_new_seconds (1);
+      g_source_set_callback (mod->relaunch, relaunch, mod, NULL);
+      g_source_attach (mod->relaunch, g_main_context_get_thread_default ());
+    }
 }
 
 static void
@@ -115,7 +129,7 @@ on_shutdown (GgBus       *bus,
       Mod *mod = g_ptr_array_index (state->mods, i);
 
       mod->restart = FALSE;
-      g_clear_handle_id (&mod->relaunch_id, g_source_remove);
+      clear_relaunch (mod);
       gg_gabp_client_stop (gg_gabp_target_get_client (mod->target));
       if (mod->launcher != NULL && gg_gabp_launcher_is_running (mod->launcher))
         {

@@ -252,30 +252,40 @@ gg_gabp_schemas_new_from_dir (const char  *dir,
   return g_steal_pointer (&self);
 }
 
+/* Per thread: gamegate runs on one, but each bridge of the oam C ABI
+ * (libgamegate-oam) runs its plugins on a thread of its own, and a
+ * process-wide cache would be shared, and freed, across them. The slot
+ * outlives the schemas: a bridge frees its plugins before its thread ends. */
+static GPrivate shared_schemas = G_PRIVATE_INIT (g_free);
+
 /**
  * gg_gabp_schemas_get_default:
  * @error: return location for a #GError
  *
  * The schemas from gg_gabp_schemas_find_dir(), shared by everyone holding
- * a reference (loaded again only after the last one is dropped).
+ * a reference on this thread (loaded again only after the last one is
+ * dropped).
  *
  * Returns: (transfer full): the shared schemas, or %NULL
  */
 GgGabpSchemas *
 gg_gabp_schemas_get_default (GError **error)
 {
-  static GgGabpSchemas *shared;
+  GgGabpSchemas **shared = g_private_get (&shared_schemas);
+  g_autofree char *dir = NULL;
 
   if (shared == NULL)
     {
-      g_autofree char *dir = gg_gabp_schemas_find_dir ();
-      shared = gg_gabp_schemas_new_from_dir (dir, error);
-      if (shared == NULL)
-        return NULL;
-      g_object_add_weak_pointer (G_OBJECT (shared), (gpointer *) &shared);
-      return shared;
+      shared = g_new0 (GgGabpSchemas *, 1);
+      g_private_set (&shared_schemas, shared);
     }
-  return g_object_ref (shared);
+  if (*shared != NULL)
+    return g_object_ref (*shared);
+  dir = gg_gabp_schemas_find_dir ();
+  *shared = gg_gabp_schemas_new_from_dir (dir, error);
+  if (*shared != NULL)
+    g_object_add_weak_pointer (G_OBJECT (*shared), (gpointer *) shared);
+  return *shared;
 }
 
 static const char *

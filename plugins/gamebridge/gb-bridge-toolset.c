@@ -1,11 +1,13 @@
 /* gb-bridge-toolset.c: the `bridge` toolset every conforming game gets
- * (spec section 4): get_state, raw_command, wait_for, health, close.
+ * (spec section 4): get_state, raw_command, wait_for, health, close; and
+ * gamegate's screenshot (docs/game-bridge-extensions.md, gb-screenshot.c).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
 
 #include "gb-bridge-toolset.h"
+#include "gb-screenshot.h"
 
 static const struct {
   const char *name;
@@ -30,6 +32,8 @@ static const struct {
     "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}" },
   { "close", "Ask the game to exit through its normal path; waits until its port goes silent.",
     "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}" },
+  { "screenshot", "The game's current frame as an image (PNG or JPEG, as the game serves it), optionally scaled "
+    "down and cut to a region; after_command waits until that command was applied first.", NULL },
 };
 
 /**
@@ -44,12 +48,14 @@ gb_bridge_toolset (void)
 
   toolset->name = g_strdup ("bridge");
   toolset->description = g_strdup ("Contract-level tools every conforming game has: state, raw commands, "
-                                    "waiting for a condition, health, close.");
+                                    "waiting for a condition, health, close, and the screenshot of games "
+                                    "that serve one.");
   toolset->tools = g_ptr_array_new_with_free_func ((GDestroyNotify) gb_tool_free);
   for (guint i = 0; i < G_N_ELEMENTS (bridge_tools); i++)
     {
       GbTool *tool = g_new0 (GbTool, 1);
-      g_autoptr(JsonNode) schema = gg_json_parse (bridge_tools[i].schema, -1, 16, NULL);
+      const char *text = bridge_tools[i].schema != NULL ? bridge_tools[i].schema : gb_screenshot_schema ();
+      g_autoptr(JsonNode) schema = gg_json_parse (text, -1, 16, NULL);
 
       tool->name = g_strdup (bridge_tools[i].name);
       tool->description = g_strdup (bridge_tools[i].description);

@@ -8,6 +8,7 @@
 
 #include "gb-bridge.h"
 #include "gb-mcp-server.h"
+#include "gb-resources.h"
 
 #define STOP_ALL_GRACE_MS 1500
 
@@ -67,6 +68,8 @@ gb_bridge_new (GgBus      *bus,
   self->scan_ports = g_steal_pointer (&ports);
   self->registry_dir = options->no_registry ? NULL : g_strdup (options->registry_dir);
   self->eager_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  gb_image_limits_init (&self->image_limits);
+  self->resource_interval_ms = GB_RESOURCES_DEFAULT_INTERVAL_MS;
   return self;
 }
 
@@ -76,6 +79,8 @@ gb_bridge_free (GbBridge *self)
   GHashTableIter iter;
   gpointer value;
 
+  gb_resources_detach (self);
+  g_clear_pointer (&self->watches, g_hash_table_unref);
   g_hash_table_iter_init (&iter, self->targets);
   while (g_hash_table_iter_next (&iter, NULL, &value))
     gg_bus_remove_target (self->bus, value);
@@ -122,6 +127,7 @@ gb_bridge_ensure_target (GbBridge *self,
     return target;
   connector = gb_connector_new (self->session, port, (guint) self->options.timeout_ms, self->options.launch_hint,
                                 self->file_manifest);
+  gb_connector_set_image_limits (connector, &self->image_limits);
   target = gb_http_target_new (connector);
   g_signal_connect (target, "tools-changed", G_CALLBACK (on_tools_changed), self);
   g_hash_table_insert (self->targets, GUINT_TO_POINTER (port), target);

@@ -13,6 +13,7 @@
 #include "gb-command-sync.h"
 #include "gb-connector.h"
 #include "gb-errors.h"
+#include "gb-image.h"
 #include "gb-launch-config.h"
 #include "gb-launcher.h"
 #include "gb-manifest.h"
@@ -34,6 +35,11 @@ typedef struct {
   GArray *scan_ports;        /* NULL with --no-scan */
   char *registry_dir;        /* NULL with --no-registry */
   GHashTable *eager_names;   /* flat tool name -> toolset, with --eager */
+  GbImageLimits image_limits; /* [gamebridge] screenshot-max-* */
+  guint resource_interval_ms; /* [gamebridge] resource-update-interval-ms */
+  GHashTable *watches;       /* subscribed URI -> watch (gb-resources.c) */
+  gulong target_added_handler;
+  gulong target_removed_handler;
 } GbBridge;
 
 GbBridge     *gb_bridge_new            (GgBus      *bus,

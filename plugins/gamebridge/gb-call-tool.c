@@ -2,11 +2,13 @@
  *  1. a composite tool of that name, when it suits the game;
  *  2. on a target of another plugin (a GABP mod), the bridge toolset:
  *     get_state and wait_for over its state, health from its status,
- *     raw_command as a call of the named tool (close has no meaning there);
+ *     raw_command as a call of the named tool, screenshot through its
+ *     screenshot tool (close has no meaning there);
  *  3. the target's own call_tool (an HTTP game resolves the bridge toolset,
  *     its manifest and passthrough itself: gb-target.c).
  * The result is the section 4 object: port (HTTP) or instance, tool, via,
- * then what the tool returned.
+ * then what the tool returned. An image in another plugin's tool result
+ * (gamegate's extension) is checked and lifted beside it, as `image`.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -15,6 +17,7 @@
 #include "gb-bridge-toolset.h"
 #include "gb-call-tool.h"
 #include "gb-errors.h"
+#include "gb-screenshot.h"
 #include "gb-state-tools.h"
 
 typedef struct {
@@ -68,6 +71,26 @@ return_result (GTask      *task,
 
 /* ---- the target's own call_tool ---------------------------------------------- */
 
+/* An image in another plugin's tool result goes beside it, checked. */
+static gboolean
+lift_image (Call      *c,
+            JsonObject *members,
+            JsonNode   *node,
+            GError    **error)
+{
+  g_autofree char *source = NULL;
+  JsonObject *image;
+
+  if (!JSON_NODE_HOLDS_OBJECT (node) || !json_object_has_member (json_node_get_object (node), "image"))
+    return TRUE;
+  source = g_strdup_printf ("%s's tool %s", gg_target_get_id (c->target), c->name);
+  image = gb_screenshot_take_image (json_node_get_object (node), &c->bridge->image_limits, source, error);
+  if (image == NULL)
+    return FALSE;
+  json_object_set_object_member (members, "image", image);
+  return TRUE;
+}
+
 static void
 on_target_call (GObject      *source,
                 GAsyncResult *result,
@@ -93,6 +116,11 @@ on_target_call (GObject      *source,
       return;
     }
   wrapped = json_object_new ();
+  if (!lift_image (c, wrapped, node, &error))
+    {
+      return_error (task, error);
+      return;
+    }
   json_object_set_member (wrapped, "result", g_steal_pointer (&node));
   return_result (task, "target", wrapped);
 }
@@ -137,6 +165,7 @@ on_raw_call (GObject      *source,
              gpointer      user_data)
 {
   GTask *task = user_data;
+  Call *c = g_task_get_task_data (task);
   GError *error = NULL;
   g_autoptr(JsonNode) node = gg_target_call_tool_finish (GG_TARGET (source), result, &error);
   g_autoptr(JsonObject) body = NULL;
@@ -147,8 +176,28 @@ on_raw_call (GObject      *source,
       return;
     }
   body = json_object_new ();
+  if (!lift_image (c, body, node, &error))
+    {
+      return_error (task, error);
+      return;
+    }
   json_object_set_member (body, "result", g_steal_pointer (&node));
   return_result (task, "bridge", body);
+}
+
+static void
+on_screenshot (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  GTask *task = user_data;
+  GError *error = NULL;
+  g_autoptr(JsonObject) body = gb_screenshot_tool_finish (result, &error);
+
+  if (body == NULL)
+    return_error (task, error);
+  else
+    return_result (task, "bridge", body);
 }
 
 static void
@@ -172,6 +221,10 @@ run_bridge_tool (GTask *task)
                          g_task_get_cancellable (task), on_state_tool, task);
   else if (g_str_equal (c->name, "health"))
     run_health (task);
+  else if (g_str_equal (c->name, "screenshot"))
+    gb_screenshot_tool_async (c->target, c->arguments, &c->bridge->image_limits,
+                              (guint) c->bridge->options.timeout_ms, g_task_get_cancellable (task),
+                              on_screenshot, task);
   else if (g_str_equal (c->name, "raw_command"))
     {
       g_autoptr(JsonNode) copy = json_node_init_object (json_node_alloc (), c->arguments);

@@ -32,6 +32,8 @@ struct _GbConnector {
   GbManifest *manifest;       /* cached */
   GbManifest *file_manifest;  /* --manifest */
   gint64 last_frame;          /* -1 = none seen */
+  GbImageLimits image_limits;
+  int screenshot_support;     /* -1 unknown, 0 no, 1 yes */
 };
 
 G_DEFINE_FINAL_TYPE (GbConnector, gb_connector, G_TYPE_OBJECT)
@@ -65,6 +67,8 @@ static void
 gb_connector_init (GbConnector *self)
 {
   self->last_frame = -1;
+  self->screenshot_support = -1;
+  gb_image_limits_init (&self->image_limits);
 }
 
 /**
@@ -133,6 +137,7 @@ note_frame (GbConnector *self,
                ": a new process, dropping the manifest", self->port, self->last_frame,
                json_node_get_int (frame));
       gb_connector_drop_manifest (self);
+      self->screenshot_support = -1;
     }
   self->last_frame = json_node_get_int (frame);
 }
@@ -371,6 +376,11 @@ on_health_done (GObject      *source,
     }
   o = JSON_NODE_HOLDS_OBJECT (root) ? json_node_get_object (root) : NULL;
   ok = o != NULL ? json_object_get_member (o, "ok") : NULL;
+  /* gamegate's extension: a game may say whether it serves /screenshot. */
+  if (o != NULL && json_object_has_member (o, "screenshot") &&
+      JSON_NODE_HOLDS_VALUE (json_object_get_member (o, "screenshot")) &&
+      json_node_get_value_type (json_object_get_member (o, "screenshot")) == G_TYPE_BOOLEAN)
+    self->screenshot_support = json_object_get_boolean_member (o, "screenshot") ? 1 : 0;
   if (ok == NULL || !JSON_NODE_HOLDS_VALUE (ok) || json_node_get_value_type (ok) != G_TYPE_BOOLEAN ||
       !json_node_get_boolean (ok))
     {
@@ -509,4 +519,45 @@ gint64
 gb_connector_get_last_frame (GbConnector *self)
 {
   return self->last_frame;
+}
+
+SoupSession *
+gb_connector_get_session (GbConnector *self)
+{
+  return self->session;
+}
+
+const char *
+gb_connector_get_launch_hint (GbConnector *self)
+{
+  return self->launch_hint;
+}
+
+const GbImageLimits *
+gb_connector_get_image_limits (GbConnector *self)
+{
+  return &self->image_limits;
+}
+
+void
+gb_connector_set_image_limits (GbConnector         *self,
+                               const GbImageLimits *limits)
+{
+  self->image_limits = *limits;
+}
+
+int
+gb_connector_get_screenshot_support (GbConnector *self)
+{
+  /* A manifest that says so, unless an answer of the game said otherwise. */
+  if (self->screenshot_support < 0 && self->manifest != NULL)
+    return self->manifest->screenshot;
+  return self->screenshot_support;
+}
+
+void
+gb_connector_set_screenshot_support (GbConnector *self,
+                                     int          support)
+{
+  self->screenshot_support = CLAMP (support, -1, 1);
 }

@@ -8,6 +8,7 @@
 #include <gamegate.h>
 #include <libsoup/soup.h>
 
+#include "gb-image.h"
 #include "gb-manifest.h"
 
 G_BEGIN_DECLS
@@ -68,5 +69,18 @@ GbManifest  *gb_connector_manifest_finish(GbConnector   *self,
                                           GAsyncResult  *result,
                                           GError       **error);
 gint64       gb_connector_get_last_frame (GbConnector *self);
+
+/* For GET /screenshot (gb-screenshot-http.c). */
+SoupSession *gb_connector_get_session    (GbConnector *self);
+const char  *gb_connector_get_launch_hint (GbConnector *self);
+const GbImageLimits *gb_connector_get_image_limits (GbConnector *self);
+void         gb_connector_set_image_limits (GbConnector         *self,
+                                            const GbImageLimits *limits);
+/* Whether the game serves GET /screenshot, as far as the bridge learnt it:
+ * -1 not known, 0 no, 1 yes. /health's `screenshot` sets it, and so does
+ * an answer of /screenshot; a new process (the frame went back) forgets it. */
+int          gb_connector_get_screenshot_support (GbConnector *self);
+void         gb_connector_set_screenshot_support (GbConnector *self,
+                                                  int          support);
 
 G_END_DECLS

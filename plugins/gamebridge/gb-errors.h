@@ -20,6 +20,10 @@ typedef enum {
   GB_ERROR_HTTP_STATUS,
   GB_ERROR_USAGE,
   GB_ERROR_COMMAND_REJECTED,
+  /* gamegate's extension (docs/game-bridge-extensions.md): the game serves
+   * no screenshot, or what it served is not an image an agent may get. */
+  GB_ERROR_NO_SCREENSHOT,
+  GB_ERROR_BAD_IMAGE,
 } GbErrorCode;
 
 void  gb_error_game_offline    (GError    **error,

@@ -2,8 +2,9 @@
  * mode Streamable HTTP on 127.0.0.1 (config `[gamebridge] http-port`, 7700).
  *
  * Every bus target's events go to the MCP clients as `notifications/message`
- * (logger `gamegate/<target id>`); in daemon mode the configured game ports
- * are put on the bus at start.
+ * (logger `gamegate/<target id>`); each HTTP game's state, log and
+ * screenshot are resources (gb-resources.c); in daemon mode the configured
+ * game ports are put on the bus at start.
  *
  * On the way out (stdin closed, SIGINT/SIGTERM, daemon stop) every launched
  * instance is closed, then terminated: the bus's `shutdown` is held until
@@ -16,6 +17,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "gb-frontend.h"
+#include "gb-resources.h"
 #include "gb-tools.h"
 
 #define INSTRUCTIONS \
@@ -33,6 +35,8 @@ struct _GbFrontend {
   GArray *ports;             /* nullable: [gamebridge] ports */
   GbMcpHttpSettings http_settings;
   GbOptions options;
+  GbImageLimits image_limits;
+  guint resource_interval_ms;
   GOptionEntry *entries;
   GbBridge *bridge;
   GbMcpServer *server;
@@ -60,7 +64,10 @@ teardown_server (GbFrontend *self)
       g_clear_object (&self->server);
     }
   if (self->bridge != NULL)
-    self->bridge->server = NULL;
+    {
+      gb_resources_detach (self->bridge);
+      self->bridge->server = NULL;
+    }
 }
 
 static void
@@ -100,6 +107,22 @@ gb_frontend_class_init (GbFrontendClass *klass)
 static void
 gb_frontend_init (GbFrontend *self)
 {
+  gb_image_limits_init (&self->image_limits);
+  self->resource_interval_ms = GB_RESOURCES_DEFAULT_INTERVAL_MS;
+}
+
+void
+gb_frontend_set_resource_interval (GbFrontend *self,
+                                   guint       interval_ms)
+{
+  self->resource_interval_ms = interval_ms;
+}
+
+void
+gb_frontend_set_image_limits (GbFrontend          *self,
+                              const GbImageLimits *limits)
+{
+  self->image_limits = *limits;
 }
 
 /* ---- shutdown: close every launched instance ------------------------------ */
@@ -211,7 +234,11 @@ start_bridge (GbFrontend  *self,
   self->bridge = gb_bridge_new (self->bus, &self->options, error);
   if (self->bridge == NULL)
     return FALSE;
+  self->bridge->image_limits = self->image_limits;
+  self->bridge->resource_interval_ms = self->resource_interval_ms;
   self->server = gb_mcp_server_new ("gamegate", PACKAGE_VERSION, INSTRUCTIONS, gb_tools_provider (), self->bridge);
+  gb_mcp_server_set_resources_provider (self->server, gb_resources_provider (), self->bridge);
+  gb_resources_attach (self->bridge);
   self->bridge->server = self->server;
   self->event_handler = g_signal_connect (self->bus, "target-event", G_CALLBACK (on_target_event), self);
   return TRUE;

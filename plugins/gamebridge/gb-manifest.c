@@ -363,6 +363,7 @@ manifest_new (const char *source)
   g_atomic_ref_count_init (&self->ref);
   self->m.source = g_strdup (source);
   self->m.protocol = -1;
+  self->m.screenshot = -1;
   self->m.toolsets = g_ptr_array_new_with_free_func ((GDestroyNotify) gb_toolset_free);
   return self;
 }
@@ -382,7 +383,7 @@ gb_manifest_parse (JsonNode    *root,
 {
   Manifest *self;
   JsonObject *o, *game;
-  JsonNode *toolsets, *passthrough;
+  JsonNode *toolsets, *passthrough, *screenshot;
 
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {
@@ -428,6 +429,14 @@ gb_manifest_parse (JsonNode    *root,
     }
   else if (toolsets != NULL)
     self->m.dropped++;
+
+  /* gamegate's extension: an object (or true) when GET /screenshot is served. */
+  screenshot = json_object_get_member (o, "screenshot");
+  if (screenshot != NULL && JSON_NODE_HOLDS_OBJECT (screenshot))
+    self->m.screenshot = 1;
+  else if (screenshot != NULL && JSON_NODE_HOLDS_VALUE (screenshot) &&
+           json_node_get_value_type (screenshot) == G_TYPE_BOOLEAN)
+    self->m.screenshot = json_node_get_boolean (screenshot) ? 1 : 0;
 
   passthrough = json_object_get_member (o, "passthrough");
   if (passthrough != NULL && JSON_NODE_HOLDS_OBJECT (passthrough))

@@ -32,6 +32,7 @@ typedef struct {
   char      *passthrough_description;
   JsonArray *passthrough_examples;
   guint      dropped;      /* malformed tools left out */
+  int        screenshot;   /* gamegate's `screenshot` member: -1 absent, 0 false, 1 */
 } GbManifest;
 
 void          gb_tool_free             (GbTool *tool);

@@ -100,6 +100,7 @@ on_hangup (GSocket      *socket,
   Exchange *exchange = user_data;
   char byte;
   gssize n = recv (g_socket_get_fd (socket), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
     return G_SOURCE_CONTINUE;
   g_clear_pointer (&exchange->hangup, g_source_unref);

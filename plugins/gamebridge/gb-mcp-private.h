@@ -91,6 +91,7 @@ struct _GbMcpSession {
   int                   log_level;
   gint64                last_activity;   /* monotonic µs */
   GHashTable           *calls;           /* id key -> GbMcpCall, unanswered */
+  GHashTable           *subscriptions;   /* resource URIs; NULL until one (gb-mcp-resources.c) */
 };
 
 GbMcpSession *gb_mcp_session_new        (GbMcpServer          *server,
@@ -150,6 +151,42 @@ void          gb_mcp_server_emit_client_gone (GbMcpServer *self);
 gboolean      gb_mcp_server_is_closed   (GbMcpServer *self);
 /* The HTTP transport, NULL before gb_mcp_server_listen_http(). */
 GbMcpHttp    *gb_mcp_server_get_http    (GbMcpServer *self);
+
+/* The resources provider, NULL when none was set. */
+const GbMcpResourcesProvider *gb_mcp_server_get_resources (GbMcpServer *self,
+                                                           gpointer    *provider_data);
+/* Whether any session but @except is subscribed to @uri. */
+gboolean      gb_mcp_server_has_subscriber (GbMcpServer  *self,
+                                            const char   *uri,
+                                            GbMcpSession *except);
+/* The initialized sessions now (referenced), safe to send through. */
+GPtrArray    *gb_mcp_server_list_sessions (GbMcpServer *self);
+
+/* gb-mcp-resources.c: resources/list, resources/templates/list,
+ * resources/read, resources/subscribe and resources/unsubscribe. */
+void          gb_mcp_resources_list       (GbMcpServer  *server,
+                                           GbMcpSession *session,
+                                           GbMcpMessage *message,
+                                           gpointer      exchange);
+void          gb_mcp_resources_templates  (GbMcpServer  *server,
+                                           GbMcpSession *session,
+                                           GbMcpMessage *message,
+                                           gpointer      exchange);
+void          gb_mcp_resources_read       (GbMcpServer  *server,
+                                           GbMcpSession *session,
+                                           GbMcpMessage *message,
+                                           gpointer      exchange);
+void          gb_mcp_resources_subscribe  (GbMcpServer  *server,
+                                           GbMcpSession *session,
+                                           GbMcpMessage *message,
+                                           gpointer      exchange);
+void          gb_mcp_resources_unsubscribe (GbMcpServer  *server,
+                                            GbMcpSession *session,
+                                            GbMcpMessage *message,
+                                            gpointer      exchange);
+/* A session that ends gives up its subscriptions. */
+void          gb_mcp_resources_session_gone (GbMcpServer  *server,
+                                             GbMcpSession *session);
 
 /* gb-mcp-stdio.c */
 GbMcpSession *gb_mcp_stdio_start        (GbMcpServer *server,

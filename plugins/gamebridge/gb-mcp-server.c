@@ -1,6 +1,7 @@
 /* gb-mcp-server.c: the MCP server object: lifecycle, tools/list pagination,
  * tools/call dispatch to the provider, logging and cancellation, for every
- * session whatever its transport.
+ * session whatever its transport; the resources methods are in
+ * gb-mcp-resources.c.
  *
  * Requests other than `initialize` and `ping` before `initialize` was
  * answered get -32600 (Invalid Request): the MCP specification defines no
@@ -22,6 +23,9 @@ struct _GbMcpServer
   char               *instructions;
   GbMcpToolsProvider  provider;
   gpointer            provider_data;
+  GbMcpResourcesProvider resources;
+  gpointer            resources_data;
+  gboolean            has_resources;
   GPtrArray          *sessions;   /* GbMcpSession, referenced */
   GbMcpHttp          *http;
   GbMcpHttpSettings   http_settings;
@@ -108,6 +112,14 @@ handle_initialize (GbMcpServer  *self,
   json_object_set_boolean_member (tools, "listChanged", TRUE);
   json_object_set_object_member (capabilities, "tools", tools);
   json_object_set_object_member (capabilities, "logging", json_object_new ());
+  if (self->has_resources)
+    {
+      JsonObject *resources = json_object_new ();
+
+      json_object_set_boolean_member (resources, "subscribe", TRUE);
+      json_object_set_boolean_member (resources, "listChanged", TRUE);
+      json_object_set_object_member (capabilities, "resources", resources);
+    }
   json_object_set_object_member (result, "capabilities", capabilities);
   info = json_object_new ();
   json_object_set_string_member (info, "name", self->name);
@@ -366,6 +378,11 @@ static const struct {
   { "tools/list", handle_tools_list },
   { "tools/call", handle_tools_call },
   { "logging/setLevel", handle_set_level },
+  { "resources/list", gb_mcp_resources_list },
+  { "resources/templates/list", gb_mcp_resources_templates },
+  { "resources/read", gb_mcp_resources_read },
+  { "resources/subscribe", gb_mcp_resources_subscribe },
+  { "resources/unsubscribe", gb_mcp_resources_unsubscribe },
 };
 
 /**
@@ -457,6 +474,7 @@ gb_mcp_server_remove_session (GbMcpServer  *self,
                               GbMcpSession *session)
 {
   session->server = NULL;
+  gb_mcp_resources_session_gone (self, session);
   g_ptr_array_remove_fast (self->sessions, session);
 }
 
@@ -623,6 +641,57 @@ snapshot_sessions (GbMcpServer *self)
   for (guint i = 0; i < self->sessions->len; i++)
     g_ptr_array_add (sessions, gb_mcp_session_ref (self->sessions->pdata[i]));
   return sessions;
+}
+
+GPtrArray *
+gb_mcp_server_list_sessions (GbMcpServer *self)
+{
+  return snapshot_sessions (self);
+}
+
+/**
+ * gb_mcp_server_set_resources_provider:
+ * @self: a server
+ * @provider: the resources' vtable (copied)
+ * @provider_data: passed to every @provider function (not owned)
+ */
+void
+gb_mcp_server_set_resources_provider (GbMcpServer                  *self,
+                                      const GbMcpResourcesProvider *provider,
+                                      gpointer                      provider_data)
+{
+  g_return_if_fail (GB_IS_MCP_SERVER (self));
+  g_return_if_fail (provider != NULL && provider->list_resources != NULL && provider->list_templates != NULL &&
+                    provider->read_async != NULL && provider->read_finish != NULL &&
+                    provider->subscribe != NULL && provider->unsubscribe != NULL);
+
+  self->resources = *provider;
+  self->resources_data = provider_data;
+  self->has_resources = TRUE;
+}
+
+const GbMcpResourcesProvider *
+gb_mcp_server_get_resources (GbMcpServer *self,
+                             gpointer    *provider_data)
+{
+  *provider_data = self->resources_data;
+  return self->has_resources ? &self->resources : NULL;
+}
+
+gboolean
+gb_mcp_server_has_subscriber (GbMcpServer  *self,
+                              const char   *uri,
+                              GbMcpSession *except)
+{
+  for (guint i = 0; i < self->sessions->len; i++)
+    {
+      GbMcpSession *session = self->sessions->pdata[i];
+
+      if (session != except && session->subscriptions != NULL &&
+          g_hash_table_contains (session->subscriptions, uri))
+        return TRUE;
+    }
+  return FALSE;
 }
 
 /**

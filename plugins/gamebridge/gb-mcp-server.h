@@ -72,6 +72,38 @@ typedef struct {
   guint replay_events;
   guint retry_ms;
 } GbMcpHttpSettings;
+/**
+ * GbMcpResourcesProvider:
+ * @list_resources: (transfer full): the resources now, as MCP Resource
+ *   objects `[{"uri","name","description"?,"mimeType"?}]`
+ * @list_templates: (transfer full): MCP ResourceTemplate objects
+ *   `[{"uriTemplate","name","description"?,"mimeType"?}]`
+ * @read_async: read one resource; @cancellable is cancelled by
+ *   `notifications/cancelled` or when the client goes away
+ * @read_finish: (transfer full): the `contents` array
+ *   `[{"uri","mimeType"?,"text"|"blob"}]`; a %G_IO_ERROR_NOT_FOUND error is
+ *   answered -32002 (resource not found), any other -32603 with its message
+ * @subscribe: start watching @uri for the first subscriber (%FALSE with a
+ *   %G_IO_ERROR_NOT_FOUND error for a resource that cannot exist)
+ * @unsubscribe: the last subscriber of @uri is gone
+ */
+typedef struct {
+  JsonArray  *(*list_resources) (gpointer provider);
+  JsonArray  *(*list_templates) (gpointer provider);
+  void        (*read_async)     (gpointer             provider,
+                                 const char          *uri,
+                                 GCancellable        *cancellable,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data);
+  JsonArray  *(*read_finish)    (gpointer       provider,
+                                 GAsyncResult  *result,
+                                 GError       **error);
+  gboolean    (*subscribe)      (gpointer     provider,
+                                 const char  *uri,
+                                 GError     **error);
+  void        (*unsubscribe)    (gpointer     provider,
+                                 const char  *uri);
+} GbMcpResourcesProvider;
 
 #define GB_TYPE_MCP_SERVER (gb_mcp_server_get_type ())
 G_DECLARE_FINAL_TYPE (GbMcpServer, gb_mcp_server, GB, MCP_SERVER, GObject)
@@ -103,6 +135,16 @@ void         gb_mcp_server_log                   (GbMcpServer *self,
                                                   const char  *level,
                                                   const char  *logger,
                                                   JsonNode    *data);
+/* Serves the `resources` capability (with subscribe and listChanged)
+ * from @provider; before any client initialized. */
+void         gb_mcp_server_set_resources_provider (GbMcpServer                  *self,
+                                                   const GbMcpResourcesProvider *provider,
+                                                   gpointer                      provider_data);
+/* `notifications/resources/updated` to every client subscribed to @uri. */
+void         gb_mcp_server_notify_resource_updated (GbMcpServer *self,
+                                                    const char  *uri);
+/* `notifications/resources/list_changed` to every client. */
+void         gb_mcp_server_notify_resources_changed (GbMcpServer *self);
 /* Cancel running calls, answer what can be answered, close every client. */
 void         gb_mcp_server_close                 (GbMcpServer *self);
 

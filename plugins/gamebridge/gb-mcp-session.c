@@ -60,6 +60,7 @@ gb_mcp_session_unref (GbMcpSession *session)
   if (session == NULL || !g_ref_count_dec (&session->ref_count))
     return;
   g_hash_table_unref (session->calls);
+  g_clear_pointer (&session->subscriptions, g_hash_table_unref);
   if (session->transport_destroy != NULL)
     session->transport_destroy (session->transport_data);
   g_free (session->id);

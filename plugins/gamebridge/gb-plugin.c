@@ -1,8 +1,10 @@
 /* gb-plugin.c: the gamebridge plugin: the game-bridge MCP front end (`mcp`),
  * the HTTP game connector and the launcher. Config group [gamebridge]:
  * `http-port` (daemon MCP port on 127.0.0.1, default 7700, or
- * $GAME_BRIDGE_HTTP_PORT), `ports`, and the Streamable HTTP limits
- * `http-max-sessions`, `sse-replay-events` and `sse-retry-ms`.
+ * $GAME_BRIDGE_HTTP_PORT), `ports`, the Streamable HTTP limits
+ * `http-max-sessions`, `sse-replay-events` and `sse-retry-ms`, the
+ * screenshot limits `screenshot-max-bytes` and `screenshot-max-side`, and
+ * how often a subscribed resource is looked at, `resource-update-interval-ms`.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -10,6 +12,7 @@
 
 #include "gb-bridge.h"
 #include "gb-frontend.h"
+#include "gb-resources.h"
 
 #define DEFAULT_HTTP_PORT 7700
 
@@ -42,6 +45,8 @@ gamebridge_setup (GgPlugin *plugin,
   g_autofree char *ports_spec = NULL;
   GgConfig *config = gg_plugin_get_config (plugin);
   gint64 http_port = DEFAULT_HTTP_PORT;
+  gint64 max_bytes, max_side, interval;
+  GbImageLimits limits;
   const char *env_port = gg_config_get_env (config, "gamebridge", "http-port", "GAME_BRIDGE_HTTP_PORT");
   guint64 default_port = DEFAULT_HTTP_PORT;
   GbMcpHttpSettings http_settings;
@@ -70,8 +75,19 @@ gamebridge_setup (GgPlugin *plugin,
           return FALSE;
         }
     }
+  if (!gg_config_get_int (config, "gamebridge", "screenshot-max-bytes", 1, GB_IMAGE_MAX_BYTES_LIMIT,
+                          GB_IMAGE_DEFAULT_MAX_BYTES, &max_bytes, error) ||
+      !gg_config_get_int (config, "gamebridge", "screenshot-max-side", 1, GB_IMAGE_MAX_SIDE_LIMIT,
+                          GB_IMAGE_DEFAULT_MAX_SIDE, &max_side, error) ||
+      !gg_config_get_int (config, "gamebridge", "resource-update-interval-ms", GB_RESOURCES_MIN_INTERVAL_MS,
+                          GB_RESOURCES_MAX_INTERVAL_MS, GB_RESOURCES_DEFAULT_INTERVAL_MS, &interval, error))
+    return FALSE;
+  limits.max_bytes = (gsize) max_bytes;
+  limits.max_side = (guint) max_side;
   frontend = gb_frontend_new (gg_plugin_get_bus (plugin), (guint) http_port, ports);
   gb_frontend_set_http_settings (frontend, &http_settings);
+  gb_frontend_set_image_limits (frontend, &limits);
+  gb_frontend_set_resource_interval (frontend, (guint) interval);
   gg_plugin_add_frontend (plugin, GG_FRONTEND (frontend));
   return TRUE;
 }

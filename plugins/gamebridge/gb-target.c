@@ -12,6 +12,7 @@
 #include "gb-bridge-toolset.h"
 #include "gb-command-sync.h"
 #include "gb-errors.h"
+#include "gb-screenshot.h"
 #include "gb-state-tools.h"
 #include "gb-target.h"
 
@@ -325,6 +326,21 @@ on_health_done (GObject      *source,
 }
 
 static void
+on_screenshot_done (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+  JsonObject *body = gb_screenshot_tool_finish (result, &error);
+
+  if (body == NULL)
+    g_task_return_error (task, error);
+  else
+    return_object (task, body);
+}
+
+static void
 on_state_tool_done (GObject      *source,
                     GAsyncResult *result,
                     gpointer      user_data)
@@ -369,6 +385,9 @@ run_bridge_tool (GTask *task)
     gb_connector_health_async (self->connector, 0, g_task_get_cancellable (task), on_health_done, task);
   else if (g_str_equal (data->name, "close"))
     send_command (task, "close", NULL);
+  else if (g_str_equal (data->name, "screenshot"))
+    gb_screenshot_tool_async (GG_TARGET (self), data->arguments, NULL, gb_connector_get_timeout (self->connector),
+                              g_task_get_cancellable (task), on_screenshot_done, task);
   else /* raw_command */
     {
       g_autoptr(JsonNode) copy = json_node_init_object (json_node_alloc (), data->arguments);

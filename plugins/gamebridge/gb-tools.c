@@ -5,6 +5,10 @@
  * gb-instance-tools.c, gb-instances.c), whose result object is wrapped here
  * into the one CallToolResult.
  *
+ * A result that carries an image (gamegate's screenshot, gb-screenshot.c)
+ * becomes MCP image content beside its text; call_tool's `screenshot` takes
+ * one once the call returned, so an agent acts and sees in one round trip.
+ *
  * Games are reached only through the bus: every live HTTP game is a
  * GbHttpTarget added to it, and any other plugin's target (a GABP mod) is
  * callable by its `instance` id. Composite tools registered on the bus are
@@ -19,6 +23,7 @@
 #include "gb-call-tool.h"
 #include "gb-instance-tools.h"
 #include "gb-instances.h"
+#include "gb-screenshot.h"
 #include "gb-toolsets.h"
 #include "gb-tools.h"
 
@@ -59,11 +64,14 @@ static const struct {
     "\"required\":[\"name\"],\"additionalProperties\":false}" },
   { "call_tool",
     "Call a tool by name (composite, the game's manifest, then passthrough as a raw command); waits until "
-    "the command was applied and returns the state after it.",
+    "the command was applied and returns the state after it. With screenshot, the game's frame after it too.",
     "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1},"
     "\"port\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65535},"
     "\"instance\":{\"type\":\"string\",\"description\":\"A target id from list_instances, instead of port\"},"
-    "\"arguments\":{\"type\":\"object\"}},\"required\":[\"name\"],\"additionalProperties\":false}" },
+    "\"arguments\":{\"type\":\"object\"},"
+    "\"screenshot\":{\"type\":[\"boolean\",\"object\"],\"description\":\"Also return the frame once the call "
+    "returned: true, or the screenshot tool's arguments (width, height, region)\"}},"
+    "\"required\":[\"name\"],\"additionalProperties\":false}" },
   { "instance_log",
     "The last lines (at most 200) of a launched instance's output.",
     "{\"type\":\"object\",\"properties\":{\"port\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65535},"
@@ -161,11 +169,24 @@ wrap (JsonNode *node)
   JsonObject *result = json_object_new ();
   JsonArray *content = json_array_new ();
   JsonObject *text = json_object_new ();
+  g_autoptr(JsonObject) image = JSON_NODE_HOLDS_OBJECT (node)
+                                ? gb_screenshot_steal_image (json_node_get_object (node)) : NULL;
   g_autofree char *json = gg_json_to_string (node);
 
   json_object_set_string_member (text, "type", "text");
   json_object_set_string_member (text, "text", json);
   json_array_add_object_element (content, text);
+  /* The image itself goes as it came: its base64 is moved, never copied. */
+  if (image != NULL)
+    {
+      JsonObject *item = json_object_new ();
+
+      json_object_set_string_member (item, "type", "image");
+      json_object_set_member (item, "data", json_node_ref (json_object_get_member (image, "data")));
+      json_object_set_string_member (item, "mimeType", json_object_get_string_member (image, "mimeType"));
+      json_object_remove_member (image, "data");
+      json_array_add_object_element (content, item);
+    }
   json_object_set_array_member (result, "content", content);
   if (JSON_NODE_HOLDS_OBJECT (node))
     json_object_set_member (result, "structuredContent", json_node_copy (node));
@@ -214,6 +235,37 @@ on_instances_listed (GObject      *source,
     g_task_return_pointer (task, r, (GDestroyNotify) json_object_unref);
 }
 
+/* call_tool with `screenshot`: the call's result, then the frame after it. */
+typedef struct {
+  GbBridge *bridge;
+  GTask    *task;
+  GgTarget *target;
+  JsonNode *screenshot;
+} SeeAfter;
+
+static void
+on_called_then_see (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  SeeAfter *see = user_data;
+  GError *error = NULL;
+  g_autoptr(JsonObject) r = gb_call_tool_finish (result, &error);
+
+  if (r == NULL)
+    {
+      g_task_return_error (see->task, error);
+      g_object_unref (see->task);
+    }
+  else
+    gb_screenshot_after_call_async (see->target, r, see->screenshot, &see->bridge->image_limits,
+                                    (guint) see->bridge->options.timeout_ms, g_task_get_cancellable (see->task),
+                                    on_tool_done, see->task);
+  g_object_unref (see->target);
+  json_node_unref (see->screenshot);
+  g_free (see);
+}
+
 /* call_tool, and a flat --eager tool: @inner holds the tool's arguments
  * (and maybe `port`, which names the target and is no argument). */
 static void
@@ -225,6 +277,7 @@ start_call_tool (GbBridge   *self,
 {
   GError *error = NULL;
   g_autoptr(GgTarget) target = gb_bridge_resolve_target (self, args, inner, &error);
+  JsonNode *screenshot = json_object_get_member (args, "screenshot");
 
   if (target == NULL)
     {
@@ -233,6 +286,29 @@ start_call_tool (GbBridge   *self,
       return;
     }
   json_object_remove_member (inner, "port");
+  if (screenshot != NULL && JSON_NODE_HOLDS_OBJECT (screenshot))
+    {
+      g_autoptr(JsonNode) schema = gg_json_parse (gb_screenshot_schema (), -1, 16, NULL);
+
+      if (!gb_tool_check_arguments (json_node_get_object (schema), json_node_get_object (screenshot), "screenshot",
+                                    &error))
+        {
+          g_task_return_error (task, error);
+          g_object_unref (task);
+          return;
+        }
+    }
+  if (screenshot != NULL && (JSON_NODE_HOLDS_OBJECT (screenshot) || json_node_get_boolean (screenshot)))
+    {
+      SeeAfter *see = g_new0 (SeeAfter, 1);
+
+      see->bridge = self;
+      see->task = task;
+      see->target = g_object_ref (target);
+      see->screenshot = json_node_ref (screenshot);
+      gb_call_tool_async (self, target, name, inner, g_task_get_cancellable (task), on_called_then_see, see);
+      return;
+    }
   gb_call_tool_async (self, target, name, inner, g_task_get_cancellable (task), on_tool_done, task);
 }
 

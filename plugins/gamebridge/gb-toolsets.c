@@ -1,12 +1,17 @@
 /* gb-toolsets.c: list_toolsets and describe_toolset (spec section 4) on a
  * target already resolved: an HTTP game's manifest toolsets, the
  * composites that suit it, bridge and passthrough; another plugin's target's
- * tools grouped by their first tag, plus the bridge toolset.
+ * tools grouped by their first tag, plus the bridge toolset. Either says
+ * whether the target serves screenshots (gamegate's extension): an HTTP game
+ * as its /health or /tools said, else as GET /screenshot answers a small
+ * probe; another plugin's target by a screenshot tool in its list.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
 
+#include "gb-screenshot-http.h"
+#include "gb-screenshot.h"
 #include "gb-toolsets.h"
 
 static JsonObject *
@@ -22,6 +27,7 @@ typedef struct {
   GbBridge *bridge;
   GgTarget *target;
   char *name;   /* describe_toolset */
+  GbManifest *manifest;
 } Toolsets;
 
 static void
@@ -45,6 +51,7 @@ toolsets_free (Toolsets *t)
 {
   g_clear_object (&t->target);
   g_free (t->name);
+  g_clear_pointer (&t->manifest, gb_manifest_unref);
   g_free (t);
 }
 
@@ -107,6 +114,20 @@ passthrough_json (GbManifest *manifest)
   return o;
 }
 
+static const char *
+screenshot_word (Toolsets *t)
+{
+  switch (gb_connector_get_screenshot_support (gb_http_target_get_connector (GB_HTTP_TARGET (t->target))))
+    {
+    case 1:
+      return "available";
+    case 0:
+      return "unavailable";
+    default:
+      return "unknown";
+    }
+}
+
 static void
 describe (GTask      *task,
           GbManifest *manifest)
@@ -135,6 +156,7 @@ describe (GTask      *task,
       json_array_add_object_element (sets, toolset_summary (bridge));
       json_array_add_object_element (sets, passthrough_json (manifest));
       json_object_set_array_member (r, "toolsets", sets);
+      json_object_set_string_member (r, "screenshot", screenshot_word (t));
       if (g_str_equal (manifest->source, "fallback"))
         json_object_set_string_member (r, "note", "This game publishes no command list (GET /tools answered 404): "
                                        "work through raw_command and read the state with get_state.");
@@ -185,6 +207,27 @@ describe (GTask      *task,
   return_object (task, r);
 }
 
+/* The probe's answer is on the connector now; an error means nothing more. */
+static void
+on_probed (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  GTask *task = user_data;
+  Toolsets *t = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GbScreenshot) shot = gb_screenshot_http_finish (result, &error);
+
+  if (shot == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  if (shot == NULL)
+    g_debug ("list_toolsets: the screenshot probe failed: %s", error->message);
+  describe (task, t->manifest);
+}
+
 static void
 on_toolsets_manifest (GObject      *source,
                       GAsyncResult *result,
@@ -199,6 +242,15 @@ on_toolsets_manifest (GObject      *source,
     {
       gb_bridge_forget_if_offline (t->bridge, t->target, error);
       return_error (task, error);
+      return;
+    }
+  if (t->name == NULL && gb_connector_get_screenshot_support (GB_CONNECTOR (source)) < 0)
+    {
+      /* Neither /health nor /tools said: a small frame tells. */
+      GbScreenshotRequest probe = { .width = 16, .height = 16 };
+
+      t->manifest = g_steal_pointer (&manifest);
+      gb_screenshot_http_async (GB_CONNECTOR (source), &probe, g_task_get_cancellable (task), on_probed, task);
       return;
     }
   describe (task, manifest);
@@ -308,6 +360,9 @@ on_target_tools (GObject      *source,
     }
   json_object_unref (groups);
   json_object_set_array_member (r, "toolsets", sets);
+  if (t->name == NULL)
+    json_object_set_string_member (r, "screenshot", gb_screenshot_find_tool (tools) != NULL ? "available"
+                                                                                         : "unavailable");
   return_object (task, r);
 }
 

@@ -49,23 +49,47 @@ typedef struct {
   SoupMessage *message;
   GInputStream *input;
   GCancellable *attempt_cancellable;
-  guint timeout_id;
+  GSource *timeout;
   gboolean timed_out;
   ReadMode mode;
   GgOpenaiStream *decoder;
   GByteArray *buffer;
   char chunk[READ_SIZE];
 
-  guint backoff_id;
+  GSource *backoff;
   GCancellable *caller_cancellable;
   gulong cancel_id;
   gboolean done;
 } StepData;
 
+/* Sources go to the step's own context, never to the global default one
+ * (which is the host's loop when gamegate is embedded, the C ABI). They
+ * hold a reference on @task. */
+static GSource *
+add_task_source (GTask       *task,
+                 GSource     *source,
+                 int          priority,
+                 GSourceFunc  func)
+{
+  g_source_set_priority (source, priority);
+  g_source_set_callback (source, func, g_object_ref (task), g_object_unref);
+  g_source_attach (source, g_task_get_context (task));
+  return source;
+}
+
+static void
+clear_source (GSource **source)
+{
+  if (*source == NULL)
+    return;
+  g_source_destroy (*source);
+  g_clear_pointer (source, g_source_unref);
+}
+
 static void
 clear_attempt (StepData *data)
 {
-  g_clear_handle_id (&data->timeout_id, g_source_remove);
+  clear_source (&data->timeout);
   g_clear_object (&data->input);
   g_clear_object (&data->message);
   g_clear_object (&data->attempt_cancellable);
@@ -77,7 +101,7 @@ static void
 step_data_free (StepData *data)
 {
   clear_attempt (data);
-  g_clear_handle_id (&data->backoff_id, g_source_remove);
+  clear_source (&data->backoff);
   if (data->cancel_id != 0)
     g_cancellable_disconnect (data->caller_cancellable, data->cancel_id);
   g_clear_object (&data->caller_cancellable);
@@ -145,7 +169,7 @@ on_backoff_done (gpointer user_data)
   GTask *task = user_data;
   StepData *data = g_task_get_task_data (task);
 
-  data->backoff_id = 0;
+  g_clear_pointer (&data->backoff, g_source_unref);
   start_attempt (task);
   return G_SOURCE_REMOVE;
 }
@@ -186,8 +210,8 @@ retry_or_fail (GTask   *task,
   g_error_free (error);
   clear_attempt (data);
   data->attempt++;
-  data->backoff_id = g_timeout_add_full (G_PRIORITY_DEFAULT, (guint) delay_ms, on_backoff_done,
-                                         g_object_ref (task), g_object_unref);
+  data->backoff = add_task_source (task, g_timeout_source_new ((guint) delay_ms), G_PRIORITY_DEFAULT,
+                                   on_backoff_done);
 }
 
 /* A transport error of the current attempt. */
@@ -403,7 +427,7 @@ on_timeout (gpointer user_data)
   GTask *task = user_data;
   StepData *data = g_task_get_task_data (task);
 
-  data->timeout_id = 0;
+  g_clear_pointer (&data->timeout, g_source_unref);
   data->timed_out = TRUE;
   if (data->attempt_cancellable != NULL)
     g_cancellable_cancel (data->attempt_cancellable);
@@ -443,9 +467,9 @@ start_attempt (GTask *task)
   soup_message_set_request_body_from_bytes (data->message, "application/json", data->body);
 
   data->attempt_cancellable = g_cancellable_new ();
-  data->timeout_id = g_timeout_add_full (G_PRIORITY_DEFAULT,
-                                         (guint) MIN (self->settings.timeout_s * 1000, G_MAXUINT),
-                                         on_timeout, g_object_ref (task), g_object_unref);
+  data->timeout = add_task_source (task,
+                                   g_timeout_source_new ((guint) MIN (self->settings.timeout_s * 1000, G_MAXUINT)),
+                                   G_PRIORITY_DEFAULT, on_timeout);
   g_debug ("POST /chat/completions, %" G_GSIZE_FORMAT " bytes, attempt %" G_GINT64_FORMAT,
            g_bytes_get_size (data->body), data->attempt + 1);
   soup_session_send_async (gg_openai_client_get_session (self->client), data->message,
@@ -463,9 +487,9 @@ on_cancel_idle (gpointer user_data)
 
   if (data->done)
     return G_SOURCE_REMOVE;
-  if (data->backoff_id != 0)
+  if (data->backoff != NULL)
     {
-      g_clear_handle_id (&data->backoff_id, g_source_remove);
+      clear_source (&data->backoff);
       return_error (task, cancelled_error ());
     }
   else if (data->attempt_cancellable != NULL)
@@ -478,7 +502,7 @@ static void
 on_caller_cancelled (GCancellable *cancellable,
                      gpointer      user_data)
 {
-  g_idle_add_full (G_PRIORITY_HIGH, on_cancel_idle, g_object_ref (user_data), g_object_unref);
+  g_source_unref (add_task_source (user_data, g_idle_source_new (), G_PRIORITY_HIGH, on_cancel_idle));
 }
 
 static void

@@ -103,6 +103,7 @@ gg_oam_connection_dispose (GObject *object)
   g_clear_pointer (&self->worlds, g_hash_table_unref);
   g_clear_pointer (&self->world_order, g_ptr_array_unref);
   g_clear_pointer (&self->work, g_hash_table_unref);
+  gg_oam_request_work_clear (self);
   g_clear_object (&self->peer);
   g_clear_object (&self->stream);
   g_clear_object (&self->bus);
@@ -243,6 +244,7 @@ connection_new (GgBus               *bus,
   gg_oam_content_methods_register (self);
   gg_oam_world_methods_register (self);
   gg_oam_npc_methods_register (self);
+  gg_oam_request_methods_register (self);
   g_ptr_array_sort (self->method_names, compare_names);
   return self;
 }
@@ -323,9 +325,34 @@ gg_oam_connection_is_finished (GgOamConnection *self)
   return self->finished;
 }
 
-/* The correlation id of the request being dispatched (the bus tap). */
-static const char *dispatch_correlation;
-static const char *dispatch_session;
+/* The request being dispatched, per thread: each bridge of the C ABI
+ * dispatches on a thread of its own. A GPrivate, not compiler TLS: the
+ * module is dlopen()ed, and LeakSanitizer's tracer crashes on the dynamic
+ * TLS of such modules. */
+static GPrivate current_dispatch;
+
+/**
+ * gg_oam_dispatch_current:
+ *
+ * Returns: (nullable): the request this thread is dispatching
+ */
+const GgOamDispatch *
+gg_oam_dispatch_current (void)
+{
+  return g_private_get (&current_dispatch);
+}
+
+static void
+dispatch (Method           *method,
+          GgOamDispatch    *dispatch,
+          JsonObject       *params)
+{
+  gpointer outer = g_private_get (&current_dispatch);
+
+  g_private_set (&current_dispatch, dispatch);
+  method->func (dispatch->connection, dispatch->request, params);
+  g_private_set (&current_dispatch, outer);
+}
 
 static void
 method_trampoline (GgJsonRpcPeer    *peer,
@@ -335,6 +362,7 @@ method_trampoline (GgJsonRpcPeer    *peer,
   Method *method = user_data;
   GgOamConnection *self = method->connection;
   g_autoptr(JsonObject) empty = NULL;
+  GgOamDispatch current = { self, request, NULL, NULL };
   JsonObject *params;
 
   if (self->shut_down)
@@ -364,14 +392,12 @@ method_trampoline (GgJsonRpcPeer    *peer,
       record.session = session;
       json_node_set_object (payload, params);
       gg_bus_report (self->bus, &record);
-      dispatch_correlation = id;
-      dispatch_session = session;
-      method->func (self, request, params);
-      dispatch_correlation = NULL;
-      dispatch_session = NULL;
+      current.correlation = id;
+      current.session = session;
+      dispatch (method, &current, params);
       return;
     }
-  method->func (self, request, params);
+  dispatch (method, &current, params);
 }
 
 /**
@@ -397,7 +423,8 @@ gg_oam_report_lifecycle (GgOamConnection *self,
 
   GgBusRecord record = {
     .kind = "lifecycle", .plugin = "oam", .session = id, .name = name,
-    .correlation = work != NULL ? gg_bus_get_correlation (work, NULL, NULL) : dispatch_correlation,
+    .correlation = work != NULL ? gg_bus_get_correlation (work, NULL, NULL)
+                   : gg_oam_dispatch_current () != NULL ? gg_oam_dispatch_current ()->correlation : NULL,
     .duration_us = -1, .error = error,
   };
 
@@ -414,8 +441,10 @@ gg_oam_report_lifecycle (GgOamConnection *self,
 void
 gg_oam_tag_cancellable (GCancellable *cancellable)
 {
-  if (G_UNLIKELY (dispatch_correlation != NULL))
-    gg_bus_set_correlation (cancellable, "oam", dispatch_session, dispatch_correlation);
+  const GgOamDispatch *current = gg_oam_dispatch_current ();
+
+  if (G_UNLIKELY (current != NULL && current->correlation != NULL))
+    gg_bus_set_correlation (cancellable, "oam", current->session, current->correlation);
 }
 
 /**
@@ -523,6 +552,7 @@ gg_oam_connection_begin_work (GgOamConnection *self)
   GCancellable *cancellable = g_cancellable_new ();
 
   gg_oam_tag_cancellable (cancellable);
+  gg_oam_request_work_track (cancellable);
   g_hash_table_add (self->work, g_object_ref (cancellable));
   if (self->shut_down || self->finishing)
     g_cancellable_cancel (cancellable);
@@ -559,4 +589,29 @@ gg_oam_connection_notify (GgOamConnection *self,
     return;
   json_node_set_object (node, params);
   gg_jsonrpc_peer_notify (self->peer, method, node);
+}
+
+/**
+ * gg_oam_schedule:
+ * @interval_ms: when, from now; 0 runs it as an idle (of default priority)
+ * @func: the callback
+ * @data: its data
+ * @notify: (nullable): frees @data when the source goes
+ *
+ * Adds a source to the thread-default main context, never to the global
+ * default one: embedded in another program (the C ABI), that is the host's
+ * loop, on another thread.
+ */
+void
+gg_oam_schedule (guint          interval_ms,
+                 GSourceFunc    func,
+                 gpointer       data,
+                 GDestroyNotify notify)
+{
+  GSource *source = interval_ms == 0 ? g_idle_source_new () : g_timeout_source_new (interval_ms);
+
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, func, data, notify);
+  g_source_attach (source, g_main_context_get_thread_default ());
+  g_source_unref (source);
 }

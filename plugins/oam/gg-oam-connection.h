@@ -68,6 +68,7 @@ struct _GgOamConnection {
   guint64 next_npc;
 
   GHashTable *work;            /* GCancellable of concurrent work (decisions, content, barks) */
+  GHashTable *request_work;    /* GCancellable (weak) -> request id key, for request/cancel */
   gboolean cancel_on_close;    /* daemon: a disconnect cancels the client's work */
   gboolean shut_down;
   gboolean input_closed;
@@ -112,6 +113,27 @@ void gg_oam_decision_methods_register (GgOamConnection *self);
 void gg_oam_content_methods_register  (GgOamConnection *self);
 void gg_oam_world_methods_register    (GgOamConnection *self);
 void gg_oam_npc_methods_register      (GgOamConnection *self);
+void gg_oam_request_methods_register  (GgOamConnection *self);
+
+/* The request a thread is dispatching: its handler runs now. */
+typedef struct {
+  GgOamConnection *connection;
+  GgJsonRpcRequest *request;
+  const char *correlation;     /* the bus tap's id, when it is observed */
+  const char *session;
+} GgOamDispatch;
+
+const GgOamDispatch *gg_oam_dispatch_current (void);
+
+/* The work of each request, for request/cancel (gg-oam-request-work.c). */
+void gg_oam_request_work_track          (GCancellable    *cancellable);
+void gg_oam_request_work_clear          (GgOamConnection *conn);
+
+/* A one-shot source on the thread-default context (0 ms: an idle). */
+void gg_oam_schedule (guint          interval_ms,
+                      GSourceFunc    func,
+                      gpointer       data,
+                      GDestroyNotify notify);
 
 /* Shared between the method sets. */
 typedef struct _GgOamWorld GgOamWorld;

@@ -430,7 +430,7 @@ method_shutdown (GgOamConnection  *conn,
     while (g_hash_table_iter_next (&iter, &key, NULL))
       g_cancellable_cancel (key);
   }
-  g_timeout_add_full (G_PRIORITY_DEFAULT, 5, shutdown_poll, pending, (GDestroyNotify) pending_free);
+  gg_oam_schedule (5, shutdown_poll, pending, (GDestroyNotify) pending_free);
 }
 
 /**

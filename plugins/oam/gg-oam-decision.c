@@ -488,7 +488,7 @@ batch_pump (Batch *batch)
       json_node_take_object (node, object);
       gg_jsonrpc_request_return_result (g_steal_pointer (&batch->request), node);
       /* Defer the free: this may run inside a decision's callback. */
-      g_idle_add_full (G_PRIORITY_DEFAULT, remove_source, batch, (GDestroyNotify) batch_free);
+      gg_oam_schedule (0, remove_source, batch, (GDestroyNotify) batch_free);
     }
 }
 

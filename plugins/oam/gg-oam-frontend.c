@@ -217,7 +217,7 @@ on_stdio_finished (GgOamConnection *connection,
   GTask *task = user_data;
 
   /* Leave the signal emission before the connection can go away. */
-  g_idle_add_full (G_PRIORITY_DEFAULT, complete_in_idle, g_object_ref (task), g_object_unref);
+  gg_oam_schedule (0, complete_in_idle, g_object_ref (task), g_object_unref);
 }
 
 static void
@@ -327,7 +327,7 @@ static void
 on_connection_finished (GgOamConnection *connection,
                         gpointer         user_data)
 {
-  g_idle_add_full (G_PRIORITY_DEFAULT, drop_connection, g_object_ref (connection), g_object_unref);
+  gg_oam_schedule (0, drop_connection, g_object_ref (connection), g_object_unref);
 }
 
 static gboolean

@@ -88,6 +88,8 @@ gg_oam_op_new (GgJsonRpcRequest *request,
   op->destroy = destroy;
   op->cancellable = g_cancellable_new ();
   gg_oam_tag_cancellable (op->cancellable);
+  if (request != NULL)
+    gg_oam_request_work_track (op->cancellable);
   op->internal = request == NULL;
   return op;
 }

@@ -37,7 +37,7 @@ fixture_setup (Fixture       *fixture,
   connection = g_socket_connection_factory_create_connection (socket);
   fixture->peer = fds[1];
   fixture->stream = gg_a2g_replay_stream_new (G_IO_STREAM (connection), replayed);
-  fixture->input = g_io_stream_get_input_stream (fixture->stream); /* borrowed: fixture->stream, which owns it, lives as long */
+  fixture->input = g_io_stream_get_input_stream (fixture->stream); /* borrowed: stream lives until teardown */
 }
 
 static void

@@ -174,11 +174,12 @@ test_bridge_toolset (void)
     if (g_str_equal (json_object_get_string_member (json_array_get_object_element (list, i), "name"), "bridge"))
       tools = json_object_get_array_member (json_array_get_object_element (list, i), "tools");
   g_assert_nonnull (tools);
-  g_assert_cmpuint (json_array_get_length (tools), ==, 4);
+  g_assert_cmpuint (json_array_get_length (tools), ==, 5);
   g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (tools, 0), "name"), ==, "get_state");
   g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (tools, 1), "name"), ==, "raw_command");
   g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (tools, 2), "name"), ==, "wait_for");
   g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (tools, 3), "name"), ==, "health");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (tools, 4), "name"), ==, "screenshot");
   described = mcp_call_ok (mcp, "describe_toolset", "{\"instance\":\"gabp:ref\",\"name\":\"bridge\"}");
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (described, "toolsets")), ==, 1);
 

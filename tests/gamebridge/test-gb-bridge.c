@@ -144,7 +144,9 @@ test_toolsets (void)
                    "\"inputSchema\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"number\",\"description\":"
                    "\"World x, -2..2\"},\"settle\":{\"type\":\"boolean\",\"description\":\"Land at once instead of "
                    "falling over the next frames (default true)\"}}}}");
-  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (bridge, "tools")), ==, 5);
+  /* get_state, raw_command, wait_for, health, close and screenshot. */
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (bridge, "tools")), ==, 6);
+  g_assert_cmpstr (str (sets, "screenshot"), ==, "available");
   g_assert_true (g_str_has_prefix (bogus, "BridgeUsageError: No toolset 'bogus'"));
 }
 

@@ -135,9 +135,10 @@ test_evicted (void)
   g_autofree char *keys = g_strdup_printf ("ports=%u\nhttp-max-sessions=8", game->port);
   g_autofree char *port = g_strdup_printf ("%u", game->port);
   g_autofree char *wait_ms = g_strdup_printf ("%u", gg_test_timeout_ms (4000));
+  g_autofree char *timeout_ms = g_strdup_printf ("%u", gg_test_timeout_ms (30000));
   McpDaemon *daemon = mcp_daemon_start (keys, NULL);
-  const char *argv[] = { daemon->url, "8", port, wait_ms, NULL };
-  g_autoptr(JsonNode) root = mcp_sdk_run_client ("evict.mjs", argv, NULL, gg_test_timeout_ms (60000));
+  const char *argv[] = { daemon->url, "8", port, wait_ms, timeout_ms, NULL };
+  g_autoptr(JsonNode) root = mcp_sdk_run_client ("evict.mjs", argv, NULL, gg_test_timeout_ms (120000));
   JsonArray *errors_a;
 
   g_assert_true (json_node_get_boolean (member (root, "first.ok")));

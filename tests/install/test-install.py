@@ -10,9 +10,12 @@ READY=1, the systemd user unit is where `systemctl --user` reads units and
 points at the installed binary (`systemd-analyze --user verify` where
 systemd is present), the man page describes every subcommand and option the
 binary reports, the bash completion produces the subcommands and options,
-the commented gamegate.conf holds every key the plugins read, and the
+the commented gamegate.conf holds every key the plugins read, the
 out-of-tree example plugin builds against the installed gamegate-1.pc,
-installs to its plugindir and serves its model type to `gamegate oam`.
+installs to its plugindir and serves its model type to `gamegate oam`, and
+the oam C ABI (libgamegate-oam-1) serves from the installed tree: the C
+example builds against gamegate-oam-1.pc, and the installed Python binding
+runs a bridge through the compatibility name libOpenAppleModelsFFI.so.
 
 Usage: test-install.py SOURCE_DIR BUILD_DIR
 """
@@ -103,7 +106,7 @@ def gamegate_out(*args, input=None):
     return run([gamegate] + list(args), env=user_env, input=input)
 
 
-print('1..14', flush=True)
+print('1..17', flush=True)
 
 
 @check('meson setup, compile and install to a temporary prefix')
@@ -238,7 +241,8 @@ def completion_options():
         offered = {w.rstrip('=') for w in complete(command, '--')}
         assert offered == set(options_of(command)), (command, offered, options_of(command))
     keys = complete('--set', 'gateway.')
-    assert keys == ['gateway.default-model=', 'gateway.disabled-plugins=', 'gateway.tap-socket='], keys
+    assert keys == ['gateway.default-model=', 'gateway.disabled-plugins=',
+                    'gateway.tap-drain-timeout-ms=', 'gateway.tap-socket='], keys
 
 
 @check('the installed gamegate.conf holds every group and key the plugins read')
@@ -312,6 +316,52 @@ def hello_serves():
 def hello_config():
     out = gamegate_out('--print-config')
     assert '[hello]\ngreeting=Hello  # default\n' in out, out
+
+
+oam_libdir = os.path.join(prefix, libdir)
+
+
+def oam_abi_installed():
+    if not os.path.exists(os.path.join(oam_libdir, 'libgamegate-oam-1.so.0')):
+        raise Skip('the oam plugin (and so libgamegate-oam) is not built')
+
+
+@check('bindings/c/example.c builds against the installed gamegate-oam-1 and runs on the installed plugins')
+def oam_abi_c_example():
+    oam_abi_installed()
+    example = os.path.join(work, 'oam-example')
+    flags = run(['pkg-config', '--cflags', '--libs', 'gamegate-oam-1'], env=hello_env).split()
+    source = os.path.join(prefix, 'share', 'gamegate-oam-1', 'c', 'example.c')
+    run(['cc', source, '-o', example, '-Wl,-rpath,' + oam_libdir] + flags, env=hello_env)
+    out = run([example], env=user_env)
+    assert out.endswith('Brom (angry): No luck: the portcullis chain is jammed.\n'), out
+
+
+@check('libOpenAppleModelsFFI.so is the installed libgamegate-oam-1')
+def oam_abi_compat_name():
+    oam_abi_installed()
+    link = os.path.join(oam_libdir, 'libOpenAppleModelsFFI.so')
+    assert os.readlink(link) == 'libgamegate-oam-1.so.0', os.readlink(link)
+
+
+@check('the installed Python binding runs a bridge through OAM_LIBRARY=libOpenAppleModelsFFI.so')
+def oam_abi_python():
+    oam_abi_installed()
+    modules = [os.path.join(d, 'gamegate_oam.py') for d, _, files in os.walk(prefix)
+               if 'gamegate_oam.py' in files]
+    assert len(modules) == 1, modules
+    env = dict(user_env, PYTHONPATH=os.path.dirname(modules[0]),
+               OAM_LIBRARY=os.path.join(oam_libdir, 'libOpenAppleModelsFFI.so'))
+    script = ('import asyncio, gamegate_oam\n'
+              'async def main():\n'
+              '    bridge = await gamegate_oam.Bridge.open()\n'
+              '    hello = await bridge.request("initialize")\n'
+              '    print(hello["server"]["name"], hello["capabilities"]["models"])\n'
+              '    await bridge.close()\n'
+              'asyncio.run(main())\n')
+    out = run([sys.executable, '-c', script], env=env)
+    assert out.startswith('gamegate [\'system\''), out
+    assert "'scripted'" in out, out
 
 
 shutil.rmtree(work, ignore_errors=True)

@@ -283,6 +283,40 @@ http_get (Game       *game,
   return json_node_ref (json_parser_get_root (parser));
 }
 
+GBytes *
+http_get_bytes (Game        *game,
+                const char  *path_query,
+                guint       *out_status,
+                char       **out_type)
+{
+  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u%s", game->port, path_query);
+  g_autoptr(SoupMessage) msg = soup_message_new ("GET", url);
+  GBytes *body;
+
+  g_assert_nonnull (msg);
+  body = soup_session_send_and_read (game->session, msg, NULL, NULL);
+  *out_status = body != NULL ? soup_message_get_status (msg) : 0;
+  if (out_type != NULL)
+    *out_type = g_strdup (soup_message_headers_get_content_type (soup_message_get_response_headers (msg), NULL));
+  return body;
+}
+
+void
+crate_pixel (JsonObject *crate,
+             guint       width,
+             guint       height,
+             guint      *out_x,
+             guint      *out_y)
+{
+  double wx = json_object_get_double_member (crate, "x") * 100;
+  double wy = json_object_get_double_member (crate, "y") * 100;
+  gint64 x = (gint64) (wx + (wx >= 0 ? 0.5 : -0.5)), y = (gint64) (wy + 0.5);
+
+  /* The middle: half a crate (25 centi-units) above its bottom. */
+  *out_x = (guint) (width / 2 + x * (gint64) height / 750);
+  *out_y = (guint) (height - (y + 25 + 50) * (gint64) height / 750);
+}
+
 /* GET that must answer @status with a JSON object. */
 JsonObject *
 get_object (Game       *game,

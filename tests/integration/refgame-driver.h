@@ -70,5 +70,17 @@ guint       raw_get             (Game               *game,
                                  const char         *target,
                                  char              **out_body);
 JsonObject *read_json_file      (const char         *path);
+/* GET of any body (a screenshot); @out_type: the Content-Type. */
+GBytes     *http_get_bytes      (Game               *game,
+                                 const char         *path_query,
+                                 guint              *out_status,
+                                 char              **out_type);
+/* The pixel at the middle of a crate of the state (world units, as /state
+ * has them) in a W x H frame: the projection of refgame-render.h. */
+void        crate_pixel         (JsonObject         *crate,
+                                 guint               width,
+                                 guint               height,
+                                 guint              *out_x,
+                                 guint              *out_y);
 
 G_END_DECLS

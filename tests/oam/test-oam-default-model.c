@@ -26,7 +26,7 @@
   "\"version\":\"" PACKAGE_VERSION "\"},\"capabilities\":{\"methods\":[\"content/generate\","              \
   "\"decision/decide\",\"decision/decideMany\",\"initialize\",\"model/availability\",\"npc/bark\","          \
   "\"npc/cancel\",\"npc/create\",\"npc/delete\",\"npc/list\",\"npc/reset\",\"npc/restore\",\"npc/state\","  \
-  "\"npc/talk\",\"npc/update\",\"ping\",\"schema/validate\",\"session/cancel\",\"session/compact\","         \
+  "\"npc/talk\",\"npc/update\",\"ping\",\"request/cancel\",\"schema/validate\",\"session/cancel\",\"session/compact\","         \
   "\"session/create\",\"session/delete\",\"session/list\",\"session/reset\",\"session/respond\","           \
   "\"session/setContextNote\",\"session/setInstructions\",\"session/setTools\",\"session/transcript\","     \
   "\"shutdown\",\"tools/validate\",\"world/create\",\"world/delete\",\"world/get\",\"world/list\","          \
@@ -72,6 +72,7 @@ typedef struct {
   char *dir;
   char *config;
   char *socket_path;
+  char *env[3];  /* GAMEGATE_CONFIG and XDG_CONFIG_HOME (the shipped [gabp] writes there) */
 } Fixture;
 
 /* data/gamegate.conf as shipped, with only the default model set and the
@@ -129,6 +130,25 @@ fixture_setup (Fixture       *f,
   text = shipped_config_with_default_model (f->socket_path);
   g_file_set_contents (f->config, text, -1, &error);
   g_assert_no_error (error);
+  f->env[0] = g_strconcat ("GAMEGATE_CONFIG=", f->config, NULL);
+  f->env[1] = g_strconcat ("XDG_CONFIG_HOME=", f->dir, NULL);
+}
+
+/* Sends each request of the exchange and checks its exact answer. */
+static void
+play (gpointer  client,
+      void    (*send) (gpointer client, const char *line),
+      char   *(*recv) (gpointer client))
+{
+  for (guint i = 0; exchange[i] != NULL; i += 2)
+    {
+      g_autofree char *expected = expected_answer (i);
+      g_autofree char *answer = NULL;
+
+      send (client, exchange[i]);
+      answer = recv (client);
+      g_assert_cmpstr (answer, ==, expected);
+    }
 }
 
 static void
@@ -144,9 +164,39 @@ fixture_teardown (Fixture       *f,
   g_unlink (f->socket_path);
   g_unlink (f->config);
   g_assert_cmpint (g_rmdir (f->dir), ==, 0);
+  g_free (f->env[0]);
+  g_free (f->env[1]);
   g_free (f->socket_path);
   g_free (f->config);
   g_free (f->dir);
+}
+
+static void
+socket_send (gpointer    client,
+             const char *line)
+{
+  gg_test_line_client_send (client, line);
+}
+
+static char *
+socket_recv (gpointer client)
+{
+  g_autofree char *line = gg_test_line_client_recv (client);
+
+  return oam_normalize (line);
+}
+
+static void
+stdio_send (gpointer    client,
+            const char *line)
+{
+  oam_send (client, line);
+}
+
+static char *
+stdio_recv (gpointer client)
+{
+  return oam_recv (client);
 }
 
 /* `gamegate serve`: every front end started, oam on its socket. */
@@ -154,28 +204,15 @@ static void
 test_daemon (Fixture       *f,
              gconstpointer  data)
 {
-  g_autofree char *config_env = g_strconcat ("GAMEGATE_CONFIG=", f->config, NULL);
-  g_autofree char *config_home = g_strconcat ("XDG_CONFIG_HOME=", f->dir, NULL);
-  const char *env[] = { config_env, config_home, NULL };
   const char *args[] = { "serve", NULL };
   g_autoptr(GError) error = NULL;
-  g_autoptr(GgTestProcess) daemon = gg_test_process_spawn (args, env, &error);
+  g_autoptr(GgTestProcess) daemon = gg_test_process_spawn (args, (const char * const *) f->env, &error);
   g_autoptr(GgTestLineClient) client = NULL;
   int status = -1;
 
   g_assert_no_error (error);
   client = gg_test_line_client_connect (f->socket_path);
-  for (guint i = 0; exchange[i] != NULL; i += 2)
-    {
-      g_autofree char *line = NULL;
-      g_autofree char *answer = NULL;
-      g_autofree char *expected = expected_answer (i);
-
-      gg_test_line_client_send (client, exchange[i]);
-      line = gg_test_line_client_recv (client);
-      answer = oam_normalize (line);
-      g_assert_cmpstr (answer, ==, expected);
-    }
+  play (client, socket_send, socket_recv);
   g_clear_pointer (&client, gg_test_line_client_free);
   gg_test_process_send_signal (daemon, SIGTERM);
   g_assert_true (gg_test_process_wait (daemon, gg_test_timeout_ms (20000), &status));
@@ -188,18 +225,9 @@ static void
 test_stdio (Fixture       *f,
             gconstpointer  data)
 {
-  g_autofree char *config_env = g_strconcat ("GAMEGATE_CONFIG=", f->config, NULL);
-  g_autofree char *config_home = g_strconcat ("XDG_CONFIG_HOME=", f->dir, NULL);
-  const char *env[] = { config_env, config_home, NULL };
-  g_autoptr(OamClient) client = oam_client_new (NULL, env);
+  g_autoptr(OamClient) client = oam_client_new (NULL, (const char * const *) f->env);
 
-  for (guint i = 0; exchange[i] != NULL; i += 2)
-    {
-      g_autofree char *expected = expected_answer (i);
-
-      oam_send (client, exchange[i]);
-      oam_expect (client, expected);
-    }
+  play (client, stdio_send, stdio_recv);
   g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
 }
 

@@ -44,6 +44,15 @@ test_cancel (void)
   g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
 }
 
+static void
+test_request_cancel (void)
+{
+  g_autoptr(OamClient) client = oam_client_new (NULL, NULL);
+
+  oam_play (client, "request-cancel");
+  g_assert_cmpint (oam_client_finish (client, NULL), ==, 0);
+}
+
 /* A cancel that races the end of a turn: the turn either completes (and
  * is not counted) or is cancelled (and leaves no trace); never both. */
 static void
@@ -188,6 +197,7 @@ main (int argc, char **argv)
   g_test_add_func ("/oam/exchange/section3", test_section3_exchange);
   g_test_add_func ("/oam/session/pipelined", test_pipelined_script);
   g_test_add_func ("/oam/session/cancel", test_cancel);
+  g_test_add_func ("/oam/request/cancel", test_request_cancel);
   g_test_add_func ("/oam/session/cancel-race", test_cancel_race);
   g_test_add_func ("/oam/session/concurrent", test_concurrent_sessions);
   g_test_add_func ("/oam/session/history-transcript", test_history);

@@ -175,6 +175,12 @@ rg_game_start (RgGame *game)
   game->tick_id = g_timeout_add (game->options.tick_ms, tick, game);
 }
 
+RgSim *
+rg_game_get_sim (RgGame *game)
+{
+  return game->sim;
+}
+
 guint64
 rg_game_get_frame (RgGame *game)
 {

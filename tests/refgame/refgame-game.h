@@ -21,6 +21,7 @@ typedef struct {
 } RgGameOptions;
 
 typedef struct _RgGame RgGame;
+typedef struct _RgSim RgSim;
 
 typedef void (*RgGameCloseFunc) (gpointer user_data);
 
@@ -37,5 +38,7 @@ gboolean  rg_game_enqueue        (RgGame              *game,
                                   JsonObject          *args,
                                   guint64             *out_id);
 char     *rg_game_state_json     (RgGame              *game);
+/* (transfer none): what the frame shows. */
+RgSim    *rg_game_get_sim        (RgGame              *game);
 
 G_END_DECLS

@@ -1,4 +1,5 @@
-/* refgame-http.c: GET /health, /state, /command and /tools on 127.0.0.1.
+/* refgame-http.c: GET /health, /state, /command, /tools and /screenshot on
+ * 127.0.0.1.
  *
  * Handlers answer from the main loop at once: /command only types and queues
  * the command (fire-and-forget); the game's tick applies it later.
@@ -19,6 +20,7 @@ struct _RgHttp {
   SoupServer *server;
   RgGame     *game;        /* not owned */
   gboolean    no_tools;
+  RgScreenshotOptions screenshot;
 };
 
 /* libsoup before 3.3 leaks the socket (and its file descriptor) of every
@@ -154,22 +156,34 @@ handle_request (SoupServer        *server,
   else if (g_str_equal (path, "/command"))
     handle_command (http, msg);
   else if (g_str_equal (path, "/tools") && !http->no_tools)
-    respond (msg, SOUP_STATUS_OK, rg_manifest_json ());
+    {
+      g_autofree char *screenshot = rg_screenshot_manifest (&http->screenshot);
+
+      respond (msg, SOUP_STATUS_OK, rg_manifest_json (screenshot));
+    }
+  else if (g_str_equal (path, "/screenshot"))
+    {
+      rg_screenshot_respond (&http->screenshot, http->game, msg);
+      if (close_connections)
+        soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
+    }
   else
     respond_error (msg, SOUP_STATUS_NOT_FOUND, "not_found",
-                   "no such endpoint; this game serves /health, /state, /command and /tools");
+                   "no such endpoint; this game serves /health, /state, /command, /tools and /screenshot");
 }
 
 /**
  * rg_http_new:
  * @game: the game the surface reads and queues into (must outlive the surface)
  * @no_tools: answer GET /tools with 404, as a game without a manifest does
+ * @screenshot: what GET /screenshot serves (copied)
  *
  * Returns: (transfer full): a surface that is not listening yet.
  */
 RgHttp *
-rg_http_new (RgGame   *game,
-             gboolean  no_tools)
+rg_http_new (RgGame                    *game,
+             gboolean                   no_tools,
+             const RgScreenshotOptions *screenshot)
 {
   RgHttp *http = g_new0 (RgHttp, 1);
 
@@ -177,6 +191,7 @@ rg_http_new (RgGame   *game,
 
   http->game = game;
   http->no_tools = no_tools;
+  http->screenshot = *screenshot;
   http->server = soup_server_new ("server-header", "gamegate-refgame ", NULL);
   soup_server_add_handler (http->server, NULL, handle_request, http, NULL);
   return http;

@@ -7,13 +7,15 @@
 #include <glib.h>
 
 #include "refgame-game.h"
+#include "refgame-screenshot.h"
 
 G_BEGIN_DECLS
 
 typedef struct _RgHttp RgHttp;
 
-RgHttp   *rg_http_new     (RgGame    *game,
-                           gboolean   no_tools);
+RgHttp   *rg_http_new     (RgGame                    *game,
+                           gboolean                   no_tools,
+                           const RgScreenshotOptions *screenshot);
 void      rg_http_free    (RgHttp    *http);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RgHttp, rg_http_free)
 

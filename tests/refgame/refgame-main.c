@@ -34,6 +34,9 @@ typedef struct {
   gboolean no_completed_id;
   char    *crash_on;
   gint     exit_code_at_start;
+  char    *screenshot_size;
+  gboolean no_screenshot;
+  gboolean screenshot_ignores_size;
 } Options;
 
 static gboolean
@@ -96,6 +99,11 @@ main (int   argc,
     { "crash-on", 0, 0, G_OPTION_ARG_STRING, &o.crash_on, "abort() while applying command CMD", "CMD" },
     { "exit-code-at-start", 0, 0, G_OPTION_ARG_INT, &o.exit_code_at_start,
       "Print a few lines, then exit with status N before serving", "N" },
+    { "screenshot-size", 0, 0, G_OPTION_ARG_STRING, &o.screenshot_size,
+      "The frame GET /screenshot shows (default 640x480)", "WxH" },
+    { "no-screenshot", 0, 0, G_OPTION_ARG_NONE, &o.no_screenshot, "Answer GET /screenshot with 404", NULL },
+    { "screenshot-ignores-size", 0, 0, G_OPTION_ARG_NONE, &o.screenshot_ignores_size,
+      "Serve the whole frame whatever width and height GET /screenshot asks for", NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new (NULL);
@@ -105,6 +113,7 @@ main (int   argc,
   g_autoptr(RgHttp) http = NULL;
   g_autofree char *registry_path = NULL;
   RgGameOptions game_options = { 0 };
+  RgScreenshotOptions screenshot = { RG_SCREENSHOT_DEFAULT_WIDTH, RG_SCREENSHOT_DEFAULT_HEIGHT, FALSE, FALSE };
   guint port = 0;
   guint sigint_id, sigterm_id;
 
@@ -113,12 +122,13 @@ main (int   argc,
 
   g_option_context_set_summary (context,
                                 "Crate Stacker, the reference game of gamegate's gamebridge plugin.\n"
-                                "Serves GET /health, /state, /command and /tools on 127.0.0.1.");
+                                "Serves GET /health, /state, /command, /tools and /screenshot on 127.0.0.1.");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       fprintf (stderr, "refgame: %s\n", error->message);
       g_free (o.crash_on);
+      g_free (o.screenshot_size);
       return EXIT_USAGE;
     }
 
@@ -128,14 +138,27 @@ main (int   argc,
       printf ("refgame: loading assets\n");
       fprintf (stderr, "refgame: error: --exit-code-at-start %d: failing on purpose\n", o.exit_code_at_start);
       g_free (o.crash_on);
+      g_free (o.screenshot_size);
       return o.exit_code_at_start & 0xff;
     }
   if (!check_options (&o, &error))
     {
       fprintf (stderr, "refgame: %s\n", error->message);
       g_free (o.crash_on);
+      g_free (o.screenshot_size);
       return EXIT_USAGE;
     }
+  if (o.screenshot_size != NULL &&
+      !rg_screenshot_parse_size (o.screenshot_size, &screenshot.width, &screenshot.height, &error))
+    {
+      fprintf (stderr, "refgame: --screenshot-size: %s\n", error->message);
+      g_free (o.crash_on);
+      g_free (o.screenshot_size);
+      return EXIT_USAGE;
+    }
+  g_clear_pointer (&o.screenshot_size, g_free);
+  screenshot.disabled = o.no_screenshot;
+  screenshot.ignore_size = o.screenshot_ignores_size;
 
   loop = g_main_loop_new (NULL, FALSE);
   /* Before anyone can learn our port, so a prompt SIGTERM still exits cleanly. */
@@ -149,7 +172,7 @@ main (int   argc,
   game = rg_game_new (&game_options, on_close, loop);
   g_clear_pointer (&o.crash_on, g_free);
 
-  http = rg_http_new (game, o.no_tools);
+  http = rg_http_new (game, o.no_tools, &screenshot);
   if (!rg_http_listen (http, (guint) o.debug_port, &port, &error))
     {
       fprintf (stderr, "refgame: cannot listen on 127.0.0.1:%d: %s\n", o.debug_port, error->message);

@@ -42,11 +42,16 @@ static const char manifest_tail[] =
 /**
  * rg_manifest_json:
  *
+ * @screenshot: (nullable): what GET /screenshot serves, as JSON (gamegate's
+ *   extension of the contract), or %NULL when it serves nothing
+ *
  * Returns: (transfer full): the manifest served on GET /tools.
  */
 char *
-rg_manifest_json (void)
+rg_manifest_json (const char *screenshot)
 {
-  return g_strdup_printf ("{\"game\":{\"name\":\"%s\",\"version\":\"%s\",\"protocol\":%d},%s",
-                          RG_GAME_NAME, RG_GAME_VERSION, RG_GAME_PROTOCOL, manifest_tail);
+  g_autofree char *member = screenshot != NULL ? g_strdup_printf ("\"screenshot\":%s,", screenshot) : g_strdup ("");
+
+  return g_strdup_printf ("{\"game\":{\"name\":\"%s\",\"version\":\"%s\",\"protocol\":%d},%s%s",
+                          RG_GAME_NAME, RG_GAME_VERSION, RG_GAME_PROTOCOL, member, manifest_tail);
 }

@@ -12,6 +12,7 @@ G_BEGIN_DECLS
 #define RG_GAME_VERSION  PACKAGE_VERSION
 #define RG_GAME_PROTOCOL 1
 
-char *rg_manifest_json (void);
+/* @screenshot: (nullable): the `screenshot` member, JSON */
+char *rg_manifest_json (const char *screenshot);
 
 G_END_DECLS

@@ -137,6 +137,54 @@ rg_sim_is_game_over (RgSim *sim)
   return sim->game_over;
 }
 
+gint64
+rg_sim_get_score (RgSim *sim)
+{
+  return sim->score;
+}
+
+guint
+rg_sim_get_n_crates (RgSim *sim)
+{
+  return sim->crates->len;
+}
+
+static void
+scene_crate (const RgCrate *c,
+             RgSceneCrate  *out)
+{
+  out->kind = c->kind;
+  out->x = c->x;
+  out->y = c->y;
+  out->width = c->width;
+  out->falling = c->falling;
+}
+
+/**
+ * rg_sim_get_crate:
+ * @sim: the game
+ * @i: an index below rg_sim_get_n_crates()
+ * @out: (out caller-allocates): the crate, landed or falling
+ */
+void
+rg_sim_get_crate (RgSim        *sim,
+                  guint         i,
+                  RgSceneCrate *out)
+{
+  g_return_if_fail (i < sim->crates->len);
+  scene_crate (&g_array_index (sim->crates, RgCrate, i), out);
+}
+
+gboolean
+rg_sim_get_held (RgSim        *sim,
+                 RgSceneCrate *out)
+{
+  if (!sim->holding)
+    return FALSE;
+  scene_crate (&sim->held, out);
+  return TRUE;
+}
+
 static int
 clamp_x (int x,
          int width)

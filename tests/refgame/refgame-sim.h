@@ -25,6 +25,16 @@ G_BEGIN_DECLS
 
 typedef struct _RgSim RgSim;
 
+/* One crate as the renderer sees it, in centi-units; kind 0 wood, 1 steel,
+ * 2 ice (the order of the kinds in refgame-sim.c). */
+typedef struct {
+  int      kind;
+  int      x;
+  int      y;
+  int      width;
+  gboolean falling;
+} RgSceneCrate;
+
 RgSim      *rg_sim_new            (guint64      seed);
 void        rg_sim_free           (RgSim       *sim);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RgSim, rg_sim_free)
@@ -38,6 +48,14 @@ void        rg_sim_add_event      (RgSim       *sim,
                                    ...) G_GNUC_PRINTF (2, 3);
 
 gboolean    rg_sim_is_game_over   (RgSim       *sim);
+gint64      rg_sim_get_score      (RgSim       *sim);
+guint       rg_sim_get_n_crates   (RgSim       *sim);
+void        rg_sim_get_crate      (RgSim        *sim,
+                                   guint         i,
+                                   RgSceneCrate *out);
+/* FALSE when nothing is held. */
+gboolean    rg_sim_get_held       (RgSim        *sim,
+                                   RgSceneCrate *out);
 void        rg_sim_write_game     (RgSim       *sim,
                                    GString     *out);
 void        rg_sim_write_events   (RgSim       *sim,

@@ -214,9 +214,11 @@ start_tap (Fixture    *f,
   return tap;
 }
 
-/* Drops what varies: timestamps, durations (there, and >= 0), the tick. */
+/* Drops what varies: timestamps, durations (there, and >= 0), the tick;
+ * and the mod's own events, unless @with_events. */
 static char *
-normalise (const char *text)
+normalise_full (const char *text,
+                gboolean    with_events)
 {
   g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
   g_autoptr(GString) out = g_string_new (NULL);
@@ -236,8 +238,9 @@ normalise (const char *text)
       g_assert_nonnull (node);
       record = json_node_get_object (node);
       assert_names_plugin (record);
-      /* The mod's own events are not what this test is about. */
-      if (g_strcmp0 (json_object_get_string_member_with_default (record, "kind", ""), "target-event") == 0)
+      /* The mod's own events are not what most tests are about. */
+      if (!with_events &&
+          g_strcmp0 (json_object_get_string_member_with_default (record, "kind", ""), "target-event") == 0)
         continue;
       g_assert_true (json_object_has_member (record, "mono"));
       g_assert_true (json_object_has_member (record, "time"));
@@ -260,6 +263,12 @@ normalise (const char *text)
       g_string_append_printf (out, "%s\n", shown);
     }
   return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+static char *
+normalise (const char *text)
+{
+  return normalise_full (text, FALSE);
 }
 
 static char *
@@ -294,6 +303,18 @@ read_until (GgTestProcess *tap,
 }
 
 /* ---- the tests ------------------------------------------------------------- */
+
+/* An MCP session on the daemon's Streamable HTTP endpoint, initialized. */
+static void
+mcp_session_open (Fixture      *f,
+                  SoupSession  *session,
+                  char        **session_id)
+{
+  json_object_unref (http_mcp (session, f->mcp_port, session_id,
+                               "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
+                               "\"capabilities\":{},\"clientInfo\":{\"name\":\"tap-test\",\"version\":\"1\"}}}"));
+  g_assert_null (http_mcp (session, f->mcp_port, session_id, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"));
+}
 
 /* A reader's filters apply once the daemon says so. */
 static void
@@ -332,10 +353,7 @@ test_records (Fixture       *f,
 
   /* An MCP agent calls the mod's tool, then one the mod does not have. */
   g_clear_pointer (&session_id, g_free);
-  json_object_unref (http_mcp (session, f->mcp_port, &session_id,
-                               "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
-                               "\"capabilities\":{},\"clientInfo\":{\"name\":\"tap-test\",\"version\":\"1\"}}}"));
-  g_assert_null (http_mcp (session, f->mcp_port, &session_id, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"));
+  mcp_session_open (f, session, &session_id);
   json_object_unref (http_mcp (session, f->mcp_port, &session_id,
                                "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"call_tool\","
                                "\"arguments\":{\"name\":\"world/get_time\",\"instance\":\"gabp:shop\"}}}"));
@@ -658,9 +676,7 @@ test_target_events (Fixture       *f,
 {
   g_autoptr(SoupSession) session = soup_session_new ();
   g_autoptr(GgTestProcess) tap = NULL, people = NULL;
-  g_autofree char *session_id = NULL, *head = NULL, *readable = NULL;
-  g_autoptr(GString) got = g_string_new (NULL);
-  g_auto(GStrv) lines = NULL;
+  g_autofree char *session_id = NULL, *head = NULL, *readable = NULL, *got = NULL;
   GgTestLineClient *oam;
 
   soup_session_set_proxy_resolver (session, NULL);
@@ -670,10 +686,7 @@ test_target_events (Fixture       *f,
   tap = start_tap (f, "--json", NULL);
   people = start_tap (f, "--plugin", "gabp");
 
-  json_object_unref (http_mcp (session, f->mcp_port, &session_id,
-                               "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
-                               "\"capabilities\":{},\"clientInfo\":{\"name\":\"tap-test\",\"version\":\"1\"}}}"));
-  g_assert_null (http_mcp (session, f->mcp_port, &session_id, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"));
+  mcp_session_open (f, session, &session_id);
   json_object_unref (http_mcp (session, f->mcp_port, &session_id,
                                "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"call_tool\","
                                "\"arguments\":{\"name\":\"world/emit_ticks\",\"instance\":\"gabp:shop\",\"arguments\":{\"count\":2}}}}"));
@@ -682,32 +695,10 @@ test_target_events (Fixture       *f,
   readable = finish_tap (people);
   g_free (finish_tap (tap));
 
-  /* normalise() leaves target events out; here they are the point. */
-  lines = g_strsplit (head, "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
-    {
-      g_autoptr(JsonNode) node = NULL;
-      g_autofree char *json = NULL;
-      g_autofree char *shown = NULL;
-      g_autoptr(GRegex) tick = g_regex_new ("\"tick\":[0-9]+", 0, 0, NULL);
-      JsonObject *record;
-
-      if (*lines[i] == '\0')
-        continue;
-      node = gg_json_parse (lines[i], -1, GG_JSON_DEFAULT_MAX_DEPTH, NULL);
-      g_assert_nonnull (node);
-      record = json_node_get_object (node);
-      assert_names_plugin (record);
-      json_object_remove_member (record, "mono");
-      json_object_remove_member (record, "time");
-      if (json_object_has_member (record, "durationUs"))
-        json_object_set_string_member (record, "durationUs", "D");
-      json = json_to_string (node, FALSE);
-      shown = g_regex_replace_literal (tick, json, -1, 0, "\"tick\":\"T\"", 0, NULL);
-      g_string_append_printf (got, "%s\n", shown);
-    }
-  g_test_message ("all:\n%s\nreadable:\n%s", got->str, readable);
-  g_assert_cmpstr (got->str, ==,
+  /* Here the events are the point. */
+  got = normalise_full (head, TRUE);
+  g_test_message ("all:\n%s\nreadable:\n%s", got, readable);
+  g_assert_cmpstr (got, ==,
     "{\"kind\":\"request\",\"plugin\":\"mcp\",\"name\":\"tools/call\",\"correlation\":\"mcp-1\",\"ok\":true,\"payload\":{\"tool\":\"call_tool\",\"arguments\":{\"name\":\"world/emit_ticks\",\"instance\":\"gabp:shop\",\"arguments\":{\"count\":2}}}}\n"
     "{\"kind\":\"tool-call\",\"plugin\":\"mcp\",\"target\":\"gabp:shop\",\"name\":\"world/emit_ticks\",\"correlation\":\"mcp-1\",\"ok\":true,\"payload\":{\"count\":2}}\n"
     "{\"kind\":\"target-event\",\"plugin\":\"gabp\",\"target\":\"gabp:shop\",\"name\":\"world/tick\",\"ok\":true,\"payload\":{\"seq\":0,\"event\":{\"tick\":\"T\"}}}\n"

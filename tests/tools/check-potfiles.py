@@ -9,7 +9,7 @@ import re
 import sys
 
 MARK = re.compile(r'(?<![\w])(?:_|N_|C_|NC_)\s*\(\s*"')
-DIRS = ('gateway', 'plugin-api', 'plugins')
+DIRS = ('gateway', 'libgamegate-oam', 'plugin-api', 'plugins')
 
 
 def main(root):

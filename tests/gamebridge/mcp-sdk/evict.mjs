@@ -6,14 +6,17 @@
 // a request in flight, so A's next call gets 404 and A initializes again; B's
 // was never ended and its call returns. Prints one JSON line for
 // test-mcp-sdk-http.
-//   node evict.mjs <url> <max sessions> <game port> <wait ms>
+//   node evict.mjs <url> <max sessions> <game port> <wait ms> [request timeout ms]
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
-const [url, maxArg, portArg, waitArg] = process.argv.slice(2);
+const [url, maxArg, portArg, waitArg, timeoutArg] = process.argv.slice(2);
 const max = Number(maxArg);
 const port = Number(portArg);
 const waitMs = Number(waitArg);
+// Each request's bound (slow under valgrind); the SDK's default is 60 s.
+const timeout = Number(timeoutArg ?? 60000);
+const options = { timeout, maxTotalTimeout: timeout };
 if (!url || !(max > 0) || !(port > 0) || !(waitMs > 0)) {
   console.error("usage: node evict.mjs <url> <max sessions> <game port> <wait ms>");
   process.exit(2);
@@ -28,20 +31,24 @@ async function connect(who) {
     if (!ours(e))
       (errors[who] ?? errors.other).push(String(e?.message ?? e));
   };
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)), options);
   return client;
 }
 
-const health = (client) => client.callTool({ name: "call_tool", arguments: { name: "health", port } });
+const health = (client) => client.callTool({ name: "call_tool", arguments: { name: "health", port } },
+                                           undefined, options);
+// A tool error is a result with isError: keep its text so the test can show it.
+const content = (r) => r.isError ? { isError: true, text: r.content?.map((c) => c.text).join("\n") }
+                                 : r.structuredContent;
 
 const a = await connect("A");
-const first = (await health(a)).structuredContent;
+const first = content(await health(a));
 
 const b = await connect("B");
 const waiting = b.callTool({
   name: "call_tool",
   arguments: { name: "wait_for", port, arguments: { path: "game.score", equals: -1, timeoutMs: waitMs } },
-});
+}, undefined, options);
 
 let served = 0;
 for (let i = 0; i < max + 4; i++) {
@@ -59,11 +66,11 @@ try {
 }
 await a.close();
 const again = await connect("A");
-const reinitialized = (await health(again)).structuredContent;
+const reinitialized = content(await health(again));
 await again.close();
 
-const waited = (await waiting).structuredContent;
-const busyAfter = (await health(b)).structuredContent;
+const waited = content(await waiting);
+const busyAfter = content(await health(b));
 await b.close();
 
 console.log(JSON.stringify({ first, served, evicted, reinitialized, waited, busyAfter, errors }));

@@ -360,10 +360,10 @@ CASES = [case_example_guard, case_events_and_tool_round, case_concurrent_routing
          case_notify_ping]
 
 
-async def run_all() -> tuple[int, int]:
+async def run_cases(bridge, cases) -> tuple[int, int]:
+    """Runs each case on `bridge`, one line each; returns (passed, failed)."""
     passed = failed = 0
-    bridge = await Bridge.spawn(GAMEGATE)
-    for case in CASES:
+    for case in cases:
         name = case.__name__.removeprefix("case_")
         try:
             await asyncio.wait_for(case(bridge), 30 * SCALE)
@@ -374,6 +374,12 @@ async def run_all() -> tuple[int, int]:
         else:
             passed += 1
             print(f"ok - {name}")
+    return passed, failed
+
+
+async def run_all() -> tuple[int, int]:
+    bridge = await Bridge.spawn(GAMEGATE)
+    passed, failed = await run_cases(bridge, CASES)
     status = await bridge.close(timeout=60 * SCALE)
     if status == 0:
         passed += 1
