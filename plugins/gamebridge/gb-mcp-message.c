@@ -270,3 +270,22 @@ gb_mcp_message_id_key (JsonNode *id)
     return g_strconcat ("s:", json_node_get_string (id), NULL);
   return g_strdup_printf ("i:%" G_GINT64_FORMAT, json_node_get_int (id));
 }
+
+/**
+ * gb_mcp_string_member:
+ * @object: (nullable): an object, such as a message's params
+ * @name: a member name
+ *
+ * Returns: (nullable) (transfer none): the member's string, or %NULL when
+ *   @object is %NULL or the member is absent or not a string
+ */
+const char *
+gb_mcp_string_member (JsonObject *object,
+                      const char *name)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
+
+  if (node == NULL || json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (node);
+}

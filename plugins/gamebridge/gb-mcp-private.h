@@ -54,6 +54,9 @@ JsonNode     *gb_mcp_message_new_notification (const char *method,
                                                JsonObject *params);
 /* Key of an id in a table: "s:abc" or "i:1", so "1" and 1 differ. */
 char         *gb_mcp_message_id_key           (JsonNode   *id);
+/* @object's member @name if it is a string, else NULL (@object nullable). */
+const char   *gb_mcp_string_member            (JsonObject *object,
+                                               const char *name);
 
 typedef struct _GbMcpHttp GbMcpHttp;
 
@@ -108,6 +111,16 @@ void          gb_mcp_session_send       (GbMcpSession *session,
 void          gb_mcp_session_finish     (GbMcpSession *session,
                                          gpointer      exchange,
                                          JsonNode     *response);
+/* gb_mcp_session_finish() with a result (NULL: `{}`) or an error for @id. */
+void          gb_mcp_session_reply      (GbMcpSession *session,
+                                         gpointer      exchange,
+                                         JsonNode     *id,
+                                         JsonObject   *result);
+void          gb_mcp_session_reply_error (GbMcpSession *session,
+                                          gpointer      exchange,
+                                          JsonNode     *id,
+                                          int           code,
+                                          const char   *message);
 /* A notifications/message if @level passes the session's logging level. */
 void          gb_mcp_session_log        (GbMcpSession *session,
                                          gpointer      exchange,
@@ -152,6 +165,9 @@ gboolean      gb_mcp_server_is_closed   (GbMcpServer *self);
 /* The HTTP transport, NULL before gb_mcp_server_listen_http(). */
 GbMcpHttp    *gb_mcp_server_get_http    (GbMcpServer *self);
 
+/* The tools provider (always set). */
+const GbMcpToolsProvider *gb_mcp_server_get_tools (GbMcpServer *self,
+                                                   gpointer    *provider_data);
 /* The resources provider, NULL when none was set. */
 const GbMcpResourcesProvider *gb_mcp_server_get_resources (GbMcpServer *self,
                                                            gpointer    *provider_data);
@@ -161,6 +177,16 @@ gboolean      gb_mcp_server_has_subscriber (GbMcpServer  *self,
                                             GbMcpSession *except);
 /* The initialized sessions now (referenced), safe to send through. */
 GPtrArray    *gb_mcp_server_list_sessions (GbMcpServer *self);
+
+/* gb-mcp-tools.c: tools/list and tools/call. */
+void          gb_mcp_tools_list           (GbMcpServer  *server,
+                                           GbMcpSession *session,
+                                           GbMcpMessage *message,
+                                           gpointer      exchange);
+void          gb_mcp_tools_call           (GbMcpServer  *server,
+                                           GbMcpSession *session,
+                                           GbMcpMessage *message,
+                                           gpointer      exchange);
 
 /* gb-mcp-resources.c: resources/list, resources/templates/list,
  * resources/read, resources/subscribe and resources/unsubscribe. */

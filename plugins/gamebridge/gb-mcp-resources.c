@@ -25,29 +25,6 @@
 /* Subscriptions one session may hold. */
 #define MAX_SUBSCRIPTIONS 256
 
-static void
-reply (GbMcpSession *session,
-       gpointer      exchange,
-       JsonNode     *id,
-       JsonObject   *result)
-{
-  g_autoptr(JsonNode) response = gb_mcp_message_new_result (id, result);
-
-  gb_mcp_session_finish (session, exchange, response);
-}
-
-static void
-reply_error (GbMcpSession *session,
-             gpointer      exchange,
-             JsonNode     *id,
-             int           code,
-             const char   *message)
-{
-  g_autoptr(JsonNode) response = gb_mcp_message_new_error (id, code, message);
-
-  gb_mcp_session_finish (session, exchange, response);
-}
-
 /* -32002 with {"uri"} as its data. */
 static JsonNode *
 not_found (JsonNode   *id,
@@ -76,7 +53,7 @@ provider_of (GbMcpServer  *server,
     {
       g_autofree char *text = g_strdup_printf ("Method not found: %s", message->method);
 
-      reply_error (session, exchange, message->id, GG_JSONRPC_METHOD_NOT_FOUND, text);
+      gb_mcp_session_reply_error (session, exchange, message->id, GG_JSONRPC_METHOD_NOT_FOUND, text);
     }
   return provider;
 }
@@ -96,7 +73,7 @@ uri_param (GbMcpSession *session,
       g_autofree char *text = g_strdup_printf ("Invalid params: \"uri\" must be a string of 1..%d bytes",
                                                MAX_URI_LENGTH);
 
-      reply_error (session, exchange, message->id, GG_JSONRPC_INVALID_PARAMS, text);
+      gb_mcp_session_reply_error (session, exchange, message->id, GG_JSONRPC_INVALID_PARAMS, text);
       return NULL;
     }
   return uri;
@@ -113,7 +90,7 @@ no_cursor (GbMcpSession *session,
 
   if (cursor == NULL || JSON_NODE_HOLDS_NULL (cursor))
     return TRUE;
-  reply_error (session, exchange, message->id, GG_JSONRPC_INVALID_PARAMS, "Invalid params: unknown cursor");
+  gb_mcp_session_reply_error (session, exchange, message->id, GG_JSONRPC_INVALID_PARAMS, "Invalid params: unknown cursor");
   return FALSE;
 }
 
@@ -131,7 +108,7 @@ gb_mcp_resources_list (GbMcpServer  *server,
     return;
   result = json_object_new ();
   json_object_set_array_member (result, "resources", provider->list_resources (data));
-  reply (session, exchange, message->id, result);
+  gb_mcp_session_reply (session, exchange, message->id, result);
 }
 
 void
@@ -148,7 +125,7 @@ gb_mcp_resources_templates (GbMcpServer  *server,
     return;
   result = json_object_new ();
   json_object_set_array_member (result, "resourceTemplates", provider->list_templates (data));
-  reply (session, exchange, message->id, result);
+  gb_mcp_session_reply (session, exchange, message->id, result);
 }
 
 typedef struct {
@@ -208,7 +185,7 @@ gb_mcp_resources_read (GbMcpServer  *server,
   key = gb_mcp_message_id_key (message->id);
   if (g_hash_table_contains (session->calls, key))
     {
-      reply_error (session, exchange, message->id, GG_JSONRPC_INVALID_REQUEST,
+      gb_mcp_session_reply_error (session, exchange, message->id, GG_JSONRPC_INVALID_REQUEST,
                    "Invalid Request: a request with this id is still running");
       return;
     }
@@ -236,12 +213,12 @@ gb_mcp_resources_subscribe (GbMcpServer  *server,
     session->subscriptions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   if (g_hash_table_contains (session->subscriptions, uri))
     {
-      reply (session, exchange, message->id, NULL);
+      gb_mcp_session_reply (session, exchange, message->id, NULL);
       return;
     }
   if (g_hash_table_size (session->subscriptions) >= MAX_SUBSCRIPTIONS)
     {
-      reply_error (session, exchange, message->id, GG_JSONRPC_INVALID_PARAMS,
+      gb_mcp_session_reply_error (session, exchange, message->id, GG_JSONRPC_INVALID_PARAMS,
                    "Invalid params: too many subscriptions (at most 256 per session)");
       return;
     }
@@ -256,7 +233,7 @@ gb_mcp_resources_subscribe (GbMcpServer  *server,
       return;
     }
   g_hash_table_add (session->subscriptions, g_strdup (uri));
-  reply (session, exchange, message->id, NULL);
+  gb_mcp_session_reply (session, exchange, message->id, NULL);
 }
 
 void
@@ -275,7 +252,7 @@ gb_mcp_resources_unsubscribe (GbMcpServer  *server,
   if (session->subscriptions != NULL && g_hash_table_remove (session->subscriptions, uri) &&
       !gb_mcp_server_has_subscriber (server, uri, session))
     provider->unsubscribe (data, uri);
-  reply (session, exchange, message->id, NULL);
+  gb_mcp_session_reply (session, exchange, message->id, NULL);
 }
 
 void

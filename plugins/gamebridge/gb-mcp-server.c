@@ -1,6 +1,6 @@
 /* gb-mcp-server.c: the MCP server object: lifecycle, tools/list pagination,
- * tools/call dispatch to the provider, logging and cancellation, for every
- * session whatever its transport; the resources methods are in
+ * logging and cancellation, for every session whatever its transport; the
+ * tools methods are in gb-mcp-tools.c, the resources methods in
  * gb-mcp-resources.c.
  *
  * Requests other than `initialize` and `ping` before `initialize` was
@@ -43,38 +43,6 @@ static guint signals[N_SIGNALS];
 /* ---- the methods --------------------------------------------------------- */
 
 static void
-reply_result (GbMcpSession *session,
-              gpointer      exchange,
-              JsonNode     *id,
-              JsonObject   *result)
-{
-  g_autoptr(JsonNode) response = gb_mcp_message_new_result (id, result);
-  gb_mcp_session_finish (session, exchange, response);
-}
-
-static void
-reply_error (GbMcpSession *session,
-             gpointer      exchange,
-             JsonNode     *id,
-             int           code,
-             const char   *message)
-{
-  g_autoptr(JsonNode) response = gb_mcp_message_new_error (id, code, message);
-  gb_mcp_session_finish (session, exchange, response);
-}
-
-static const char *
-string_member (JsonObject *obj,
-               const char *name)
-{
-  JsonNode *node = obj != NULL ? json_object_get_member (obj, name) : NULL;
-
-  if (node == NULL || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
-static void
 handle_initialize (GbMcpServer  *self,
                    GbMcpSession *session,
                    GbMcpMessage *message,
@@ -82,18 +50,18 @@ handle_initialize (GbMcpServer  *self,
 {
   g_autoptr(JsonObject) result = json_object_new ();
   JsonObject *capabilities, *tools, *info;
-  const char *asked = string_member (message->params, "protocolVersion");
+  const char *asked = gb_mcp_string_member (message->params, "protocolVersion");
   JsonNode *client_info;
 
   if (session->initialized)
     {
-      reply_error (session, exchange, message->id, GG_JSONRPC_INVALID_REQUEST,
+      gb_mcp_session_reply_error (session, exchange, message->id, GG_JSONRPC_INVALID_REQUEST,
                    "Invalid Request: the session is already initialized");
       return;
     }
   if (asked == NULL)
     {
-      reply_error (session, exchange, message->id, GG_JSONRPC_INVALID_PARAMS,
+      gb_mcp_session_reply_error (session, exchange, message->id, GG_JSONRPC_INVALID_PARAMS,
                    "Invalid params: \"protocolVersion\" must be a string");
       return;
     }
@@ -101,7 +69,7 @@ handle_initialize (GbMcpServer  *self,
                                         asked : GB_MCP_LATEST_PROTOCOL_VERSION);
   client_info = json_object_get_member (message->params, "clientInfo");
   if (client_info != NULL && JSON_NODE_HOLDS_OBJECT (client_info))
-    session->client_name = g_strdup (string_member (json_node_get_object (client_info), "name"));
+    session->client_name = g_strdup (gb_mcp_string_member (json_node_get_object (client_info), "name"));
   g_debug ("MCP client %s: protocol %s (asked %s)",
            session->client_name != NULL ? session->client_name : "(unnamed)",
            session->protocol_version, asked);
@@ -129,198 +97,7 @@ handle_initialize (GbMcpServer  *self,
     json_object_set_string_member (result, "instructions", self->instructions);
 
   session->initialized = TRUE;
-  reply_result (session, exchange, message->id, result);
-}
-
-/* The cursor is opaque to clients: base64 of "gb-mcp:<offset>". */
-static char *
-cursor_encode (guint offset)
-{
-  g_autofree char *text = g_strdup_printf ("gb-mcp:%u", offset);
-  return g_base64_encode ((const guchar *) text, strlen (text));
-}
-
-static gboolean
-cursor_decode (const char *cursor,
-               guint      *offset)
-{
-  g_autofree guchar *raw = NULL;
-  g_autofree char *text = NULL;
-  gsize length = 0;
-  guint64 value;
-
-  if (strlen (cursor) == 0 || strlen (cursor) > 64 ||
-      strspn (cursor, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=") !=
-      strlen (cursor))
-    return FALSE;
-  raw = g_base64_decode (cursor, &length);
-  text = g_strndup ((const char *) raw, length);
-  if (strlen (text) != length || !g_str_has_prefix (text, "gb-mcp:") ||
-      !g_ascii_string_to_unsigned (text + strlen ("gb-mcp:"), 10, 0, G_MAXUINT, &value, NULL))
-    return FALSE;
-  *offset = (guint) value;
-  return TRUE;
-}
-
-static void
-handle_tools_list (GbMcpServer  *self,
-                   GbMcpSession *session,
-                   GbMcpMessage *message,
-                   gpointer      exchange)
-{
-  g_autoptr(JsonArray) all = NULL;
-  g_autoptr(JsonObject) result = json_object_new ();
-  JsonArray *page;
-  JsonNode *cursor = message->params != NULL ?
-                     json_object_get_member (message->params, "cursor") : NULL;
-  guint offset = 0, length, end;
-
-  if (cursor != NULL && !JSON_NODE_HOLDS_NULL (cursor))
-    {
-      if (json_node_get_value_type (cursor) != G_TYPE_STRING ||
-          !cursor_decode (json_node_get_string (cursor), &offset))
-        {
-          reply_error (session, exchange, message->id, GG_JSONRPC_INVALID_PARAMS,
-                       "Invalid params: unknown cursor");
-          return;
-        }
-    }
-
-  all = self->provider.list_tools (self->provider_data);
-  length = all != NULL ? json_array_get_length (all) : 0;
-  if (offset > length)
-    {
-      /* A cursor from before the list shrank reads as a bad one: the
-       * client starts over, as after tools/list_changed. */
-      reply_error (session, exchange, message->id, GG_JSONRPC_INVALID_PARAMS,
-                   "Invalid params: unknown cursor");
-      return;
-    }
-  end = MIN (length, offset + GB_MCP_TOOLS_PAGE_SIZE);
-  page = json_array_sized_new (end - offset);
-  for (guint i = offset; i < end; i++)
-    json_array_add_element (page, json_node_copy (json_array_get_element (all, i)));
-  json_object_set_array_member (result, "tools", page);
-  if (end < length)
-    {
-      g_autofree char *next = cursor_encode (end);
-      json_object_set_string_member (result, "nextCursor", next);
-    }
-  reply_result (session, exchange, message->id, result);
-}
-
-static JsonObject *
-error_result (const char *text)
-{
-  JsonObject *result = json_object_new ();
-  JsonArray *content = json_array_new ();
-  JsonObject *item = json_object_new ();
-
-  json_object_set_string_member (item, "type", "text");
-  json_object_set_string_member (item, "text", text);
-  json_array_add_object_element (content, item);
-  json_object_set_array_member (result, "content", content);
-  json_object_set_boolean_member (result, "isError", TRUE);
-  return result;
-}
-
-typedef struct {
-  GbMcpServer *server;
-  GbMcpCall   *call;
-} CallData;
-
-static void
-call_done_cb (GObject      *source,
-              GAsyncResult *res,
-              gpointer      user_data)
-{
-  CallData *data = user_data;
-  g_autoptr(GbMcpServer) self = data->server;
-  g_autoptr(GbMcpCall) call = data->call;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) result = NULL;
-  g_autoptr(JsonNode) response = NULL;
-
-  g_free (data);
-  result = self->provider.call_tool_finish (self->provider_data, res, &error);
-  /* Cancelled by the client, or answered when the server closed. */
-  if (gb_mcp_call_is_answered (call))
-    return;
-
-  if (result != NULL)
-    {
-      if (!json_object_has_member (result, "content"))
-        json_object_set_array_member (result, "content", json_array_new ());
-      response = gb_mcp_message_new_result (gb_mcp_call_get_id (call), result);
-    }
-  else if (error != NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-    {
-      g_autofree char *text = g_strconcat ("Invalid params: ", error->message, NULL);
-      response = gb_mcp_message_new_error (gb_mcp_call_get_id (call),
-                                           GG_JSONRPC_INVALID_PARAMS, text);
-    }
-  else
-    {
-      g_autoptr(JsonObject) failed =
-        error_result (error != NULL ? error->message : "The tool returned no result");
-      response = gb_mcp_message_new_result (gb_mcp_call_get_id (call), failed);
-    }
-  gb_mcp_call_answer (call, response);
-}
-
-static void
-handle_tools_call (GbMcpServer  *self,
-                   GbMcpSession *session,
-                   GbMcpMessage *message,
-                   gpointer      exchange)
-{
-  g_autoptr(JsonObject) no_arguments = NULL;
-  g_autofree char *key = gb_mcp_message_id_key (message->id);
-  const char *name = string_member (message->params, "name");
-  JsonNode *arguments = message->params != NULL ?
-                        json_object_get_member (message->params, "arguments") : NULL;
-  JsonNode *meta = message->params != NULL ?
-                   json_object_get_member (message->params, "_meta") : NULL;
-  JsonNode *token = NULL;
-  CallData *data;
-
-  if (name == NULL)
-    {
-      reply_error (session, exchange, message->id, GG_JSONRPC_INVALID_PARAMS,
-                   "Invalid params: \"name\" must be a string");
-      return;
-    }
-  if (arguments != NULL && JSON_NODE_HOLDS_NULL (arguments))
-    arguments = NULL;
-  if (arguments != NULL && !JSON_NODE_HOLDS_OBJECT (arguments))
-    {
-      reply_error (session, exchange, message->id, GG_JSONRPC_INVALID_PARAMS,
-                   "Invalid params: \"arguments\" must be an object");
-      return;
-    }
-  if (g_hash_table_contains (session->calls, key))
-    {
-      reply_error (session, exchange, message->id, GG_JSONRPC_INVALID_REQUEST,
-                   "Invalid Request: a request with this id is still running");
-      return;
-    }
-  if (meta != NULL && JSON_NODE_HOLDS_OBJECT (meta))
-    {
-      token = json_object_get_member (json_node_get_object (meta), "progressToken");
-      if (token != NULL && json_node_get_value_type (token) != G_TYPE_STRING &&
-          json_node_get_value_type (token) != G_TYPE_INT64)
-        token = NULL;
-    }
-  if (arguments == NULL)
-    no_arguments = json_object_new ();
-
-  data = g_new0 (CallData, 1);
-  data->server = g_object_ref (self);
-  data->call = gb_mcp_call_new (session, name, message->id, token, exchange);
-  self->provider.call_tool_async (self->provider_data, name,
-                                  arguments != NULL ? json_node_get_object (arguments) : no_arguments,
-                                  data->call, gb_mcp_call_get_cancellable (data->call),
-                                  call_done_cb, data);
+  gb_mcp_session_reply (session, exchange, message->id, result);
 }
 
 static void
@@ -329,17 +106,17 @@ handle_set_level (GbMcpServer  *self,
                   GbMcpMessage *message,
                   gpointer      exchange)
 {
-  int rank = gb_mcp_log_level_from_name (string_member (message->params, "level"));
+  int rank = gb_mcp_log_level_from_name (gb_mcp_string_member (message->params, "level"));
 
   if (rank < 0)
     {
-      reply_error (session, exchange, message->id, GG_JSONRPC_INVALID_PARAMS,
+      gb_mcp_session_reply_error (session, exchange, message->id, GG_JSONRPC_INVALID_PARAMS,
                    "Invalid params: \"level\" must be one of debug, info, notice, warning, "
                    "error, critical, alert, emergency");
       return;
     }
   session->log_level = rank;
-  reply_result (session, exchange, message->id, NULL);
+  gb_mcp_session_reply (session, exchange, message->id, NULL);
 }
 
 static void
@@ -375,8 +152,8 @@ static const struct {
 } methods[] = {
   { "initialize", handle_initialize },
   { "ping", NULL },
-  { "tools/list", handle_tools_list },
-  { "tools/call", handle_tools_call },
+  { "tools/list", gb_mcp_tools_list },
+  { "tools/call", gb_mcp_tools_call },
   { "logging/setLevel", handle_set_level },
   { "resources/list", gb_mcp_resources_list },
   { "resources/templates/list", gb_mcp_resources_templates },
@@ -426,7 +203,7 @@ gb_mcp_server_dispatch (GbMcpServer  *self,
 
   if (self->closed || session->closed)
     {
-      reply_error (session, exchange, message->id, GG_JSONRPC_INTERNAL_ERROR,
+      gb_mcp_session_reply_error (session, exchange, message->id, GG_JSONRPC_INTERNAL_ERROR,
                    "The server is shutting down");
       return;
     }
@@ -435,9 +212,9 @@ gb_mcp_server_dispatch (GbMcpServer  *self,
       if (strcmp (message->method, methods[i].name) != 0)
         continue;
       if (methods[i].func == NULL)
-        reply_result (session, exchange, message->id, NULL);
+        gb_mcp_session_reply (session, exchange, message->id, NULL);
       else if (!session->initialized && methods[i].func != handle_initialize)
-        reply_error (session, exchange, message->id, GG_JSONRPC_INVALID_REQUEST,
+        gb_mcp_session_reply_error (session, exchange, message->id, GG_JSONRPC_INVALID_REQUEST,
                      "Invalid Request: the session is not initialized; send initialize first");
       else
         methods[i].func (self, session, message, exchange);
@@ -446,7 +223,7 @@ gb_mcp_server_dispatch (GbMcpServer  *self,
   /* Also `server/discover`, so newer clients fall back to initialize. */
   {
     g_autofree char *text = g_strdup_printf ("Method not found: %s", message->method);
-    reply_error (session, exchange, message->id, GG_JSONRPC_METHOD_NOT_FOUND, text);
+    gb_mcp_session_reply_error (session, exchange, message->id, GG_JSONRPC_METHOD_NOT_FOUND, text);
   }
 }
 
@@ -668,6 +445,14 @@ gb_mcp_server_set_resources_provider (GbMcpServer                  *self,
   self->resources = *provider;
   self->resources_data = provider_data;
   self->has_resources = TRUE;
+}
+
+const GbMcpToolsProvider *
+gb_mcp_server_get_tools (GbMcpServer *self,
+                         gpointer    *provider_data)
+{
+  *provider_data = self->provider_data;
+  return &self->provider;
 }
 
 const GbMcpResourcesProvider *

@@ -101,6 +101,44 @@ gb_mcp_session_finish (GbMcpSession *session,
 }
 
 /**
+ * gb_mcp_session_reply:
+ * @session: a session
+ * @exchange: (nullable): the request being answered
+ * @id: (transfer none): its id
+ * @result: (nullable) (transfer none): the result; %NULL for `{}`
+ */
+void
+gb_mcp_session_reply (GbMcpSession *session,
+                      gpointer      exchange,
+                      JsonNode     *id,
+                      JsonObject   *result)
+{
+  g_autoptr(JsonNode) response = gb_mcp_message_new_result (id, result);
+
+  gb_mcp_session_finish (session, exchange, response);
+}
+
+/**
+ * gb_mcp_session_reply_error:
+ * @session: a session
+ * @exchange: (nullable): the request being answered
+ * @id: (nullable) (transfer none): its id
+ * @code: a JSON-RPC error code
+ * @message: the error's message
+ */
+void
+gb_mcp_session_reply_error (GbMcpSession *session,
+                            gpointer      exchange,
+                            JsonNode     *id,
+                            int           code,
+                            const char   *message)
+{
+  g_autoptr(JsonNode) response = gb_mcp_message_new_error (id, code, message);
+
+  gb_mcp_session_finish (session, exchange, response);
+}
+
+/**
  * gb_mcp_session_log:
  * @session: a session
  * @exchange: (nullable): the request the message is about
