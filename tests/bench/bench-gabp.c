@@ -193,7 +193,7 @@ int
 main (int argc, char **argv)
 {
   g_autoptr(GgGabpSchemas) schemas = test_schemas ();
-  TestMod *mod = test_mod_start (0, TEST_TOKEN);
+  GgTestServer *mod = test_mod_start (0, TEST_TOKEN);
   g_autoptr(GgBus) bus = gg_bus_new ();
   g_autoptr(GgGabpClient) direct = gg_gabp_client_new (schemas, "127.0.0.1", mod->port, TEST_TOKEN);
   g_autoptr(GgGabpClient) upstream = gg_gabp_client_new (schemas, "127.0.0.1", mod->port, TEST_TOKEN);
@@ -245,6 +245,6 @@ main (int argc, char **argv)
   gg_gabp_server_stop (server);
   gg_gabp_client_stop (upstream);
   gg_gabp_client_stop (direct);
-  test_mod_free (mod);
+  gg_test_server_free (mod);
   return 0;
 }

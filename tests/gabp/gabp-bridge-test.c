@@ -58,7 +58,7 @@ fixture_teardown (Fixture *f, gconstpointer data)
   g_clear_object (&f->schemas);
   g_clear_pointer (&f->events, g_ptr_array_unref);
   if (f->mod != NULL)
-    test_mod_free (f->mod);
+    gg_test_server_free (f->mod);
   /* Let cancelled operations finish. */
   gg_test_spin (20);
 }

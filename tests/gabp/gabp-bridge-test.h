@@ -15,7 +15,7 @@
 G_BEGIN_DECLS
 
 typedef struct {
-  TestMod       *mod;
+  GgTestServer       *mod;
   GgGabpSchemas *schemas;
   GgGabpClient  *client;
   GgGabpTarget  *target;

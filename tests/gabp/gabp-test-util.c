@@ -4,9 +4,7 @@
  */
 #include "config.h"
 
-#include <signal.h>
 #include <string.h>
-#include <sys/prctl.h>
 
 #include "gabp-test-util.h"
 
@@ -20,60 +18,18 @@ test_schemas (void)
   return schemas;
 }
 
-/* The mod goes when the test does, even if the test crashes. */
-static void
-die_with_parent (gpointer data)
-{
-  prctl (PR_SET_PDEATHSIG, SIGTERM);
-}
-
-TestMod *
+/* The reference mod on @port (0: one it chooses), with @token. */
+GgTestServer *
 test_mod_start (guint16     port,
                 const char *token)
 {
-  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GDataInputStream) out = NULL;
   g_autofree char *exe = g_build_filename (GG_TOP_BUILDDIR, "tests", "gabp-mod", "gabp-mod", NULL);
-  g_autofree char *port_text = g_strdup_printf ("%u", port);
-  g_autofree char *line = NULL;
-  TestMod *mod = g_new0 (TestMod, 1);
+  g_autofree char *port_env = g_strdup_printf ("GABP_SERVER_PORT=%u", port);
+  g_autofree char *token_env = g_strconcat ("GABP_TOKEN=", token, NULL);
 
-  g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
-  g_subprocess_launcher_setenv (launcher, "GABP_SERVER_PORT", port_text, TRUE);
-  g_subprocess_launcher_setenv (launcher, "GABP_TOKEN", token, TRUE);
-  mod->process = g_subprocess_launcher_spawn (launcher, &error, exe, NULL);
-  g_assert_no_error (error);
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (mod->process));
-  line = g_data_input_stream_read_line (out, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (line);
-  g_assert_true (g_str_has_prefix (line, "GABP_SERVER_PORT="));
-  mod->port = (guint16) atoi (line + strlen ("GABP_SERVER_PORT="));
-  g_assert_cmpuint (mod->port, >, 0);
-  return mod;
-}
-
-void
-test_mod_kill (TestMod *mod)
-{
-  if (mod->process == NULL)
-    return;
-  g_subprocess_force_exit (mod->process);
-  g_subprocess_wait (mod->process, NULL, NULL);
-  g_clear_object (&mod->process);
-}
-
-void
-test_mod_free (TestMod *mod)
-{
-  if (mod->process != NULL)
-    {
-      g_subprocess_send_signal (mod->process, SIGTERM);
-      g_subprocess_wait (mod->process, NULL, NULL);
-      g_clear_object (&mod->process);
-    }
-  g_free (mod);
+  return gg_test_server_start ((const char *[]) { exe, NULL },
+                               (const char *[]) { port_env, token_env, NULL },
+                               "GABP_SERVER_PORT=");
 }
 
 static void

@@ -9,19 +9,13 @@
 #include <gamegate.h>
 
 #include "gg-gabp-codec.h"
+#include "gg-test-server.h"
 #include "gg-test-util.h"
 
 #define TEST_TOKEN  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define TEST_TOKEN2 "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
 
-typedef struct {
-  GSubprocess *process;
-  guint16      port;
-} TestMod;
-
-TestMod  *test_mod_start        (guint16 port, const char *token);
-void      test_mod_kill         (TestMod *mod);
-void      test_mod_free         (TestMod *mod);
+GgTestServer *test_mod_start     (guint16 port, const char *token);
 
 typedef struct {
   GSocketConnection *connection;

@@ -32,7 +32,7 @@ failed_done (gpointer data)
 static void
 test_wrong_token (void)
 {
-  TestMod *mod = test_mod_start (0, TEST_TOKEN);
+  GgTestServer *mod = test_mod_start (0, TEST_TOKEN);
   g_autoptr(GgGabpSchemas) schemas = test_schemas ();
   g_autoptr(GgGabpClient) client = gg_gabp_client_new (schemas, "127.0.0.1", mod->port, TEST_TOKEN2);
   Failed failed = { 0 };
@@ -46,13 +46,13 @@ test_wrong_token (void)
   g_assert_null (strstr (failed.error->message, TEST_TOKEN2));
   g_error_free (failed.error);
   gg_gabp_client_stop (client);
-  test_mod_free (mod);
+  gg_test_server_free (mod);
 }
 
 static void
 test_short_token (void)
 {
-  TestMod *mod = test_mod_start (0, TEST_TOKEN);
+  GgTestServer *mod = test_mod_start (0, TEST_TOKEN);
   g_autoptr(GgGabpSchemas) schemas = test_schemas ();
   g_autoptr(GgGabpClient) client = gg_gabp_client_new (schemas, "127.0.0.1", mod->port, "abc123");
   Failed failed = { 0 };
@@ -64,13 +64,13 @@ test_short_token (void)
   g_assert_error (failed.error, GG_SCHEMA_ERROR, GG_SCHEMA_ERROR_INVALID);
   g_error_free (failed.error);
   gg_gabp_client_stop (client);
-  test_mod_free (mod);
+  gg_test_server_free (mod);
 }
 
 static void
 test_mod_method_before_hello (void)
 {
-  TestMod *mod = test_mod_start (0, TEST_TOKEN);
+  GgTestServer *mod = test_mod_start (0, TEST_TOKEN);
   TestPeer *peer = test_peer_connect (mod->port);
   g_autofree char *id = test_peer_request (peer, "tools/list", NULL);
   g_autoptr(JsonObject) response = test_peer_wait_response (peer, id);
@@ -82,7 +82,7 @@ test_mod_method_before_hello (void)
   g_assert_cmpint (test_response_error_code (refused), ==, -31000);
   g_assert_cmpint (test_response_error_code (welcome), ==, 0);
   test_peer_free (peer);
-  test_mod_free (mod);
+  gg_test_server_free (mod);
 }
 
 /* A hostile mod, in process ---------------------------------------------- */

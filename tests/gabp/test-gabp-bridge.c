@@ -347,7 +347,7 @@ test_crash_and_back (Fixture *f, gconstpointer data)
   /* The game comes back on the same port: the bridge reconnects by itself. */
   g_subprocess_wait (f->mod->process, NULL, NULL);
   g_clear_object (&f->mod->process);
-  test_mod_free (f->mod);
+  gg_test_server_free (f->mod);
   f->mod = test_mod_start (port, TEST_TOKEN);
   g_object_set_data (G_OBJECT (f->client), "target", f->target);
   g_assert_true (gg_test_wait_for (sessions_at_least_2, f->client, 5000));

@@ -239,7 +239,7 @@ test_refused_token (void)
 {
   g_autoptr(GError) error = NULL;
   guint16 port = gg_loopback_port_pick_free (&error);
-  TestMod *mod = test_mod_start (port, TEST_TOKEN);
+  GgTestServer *mod = test_mod_start (port, TEST_TOKEN);
   g_autofree char *dir = g_dir_make_tmp ("gg-gabp-targets-XXXXXX", NULL);
   g_autofree char *text = g_strdup_printf ("[gabp]\nmods=ref\nserver=false\nbridge-file=\n"
                                            "ref.port=%u\nref.token=%s\n"
@@ -262,13 +262,13 @@ test_refused_token (void)
   g_assert_cmpstr (state, ==, "gabp:ref: the mod refused the token (-31000 authentication failed)");
 
   /* The mod restarted with the token gamegate has: the backoff finds it. */
-  test_mod_free (mod);
+  gg_test_server_free (mod);
   mod = test_mod_start (port, TEST_TOKEN2);
   ready = wait_for_status (mcp, "gabp:ref", "ready");
   g_assert_false (json_object_has_member (ready, "error"));
 
   g_clear_pointer (&mcp, mcp_free);
-  test_mod_free (mod);
+  gg_test_server_free (mod);
   g_remove (conf);
   g_rmdir (dir);
 }

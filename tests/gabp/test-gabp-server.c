@@ -557,7 +557,7 @@ target_ready (gpointer data)
 static void
 test_chain (void)
 {
-  TestMod *mod = test_mod_start (0, TEST_TOKEN);
+  GgTestServer *mod = test_mod_start (0, TEST_TOKEN);
   g_autoptr(GgBus) bus = gg_bus_new ();
   g_autoptr(GgGabpSchemas) schemas = test_schemas ();
   g_autoptr(GgGabpClient) client = gg_gabp_client_new (schemas, "127.0.0.1", mod->port, TEST_TOKEN);
@@ -623,7 +623,7 @@ test_chain (void)
   test_peer_free (peer);
   gg_gabp_server_stop (server);
   gg_gabp_client_stop (client);
-  test_mod_free (mod);
+  gg_test_server_free (mod);
 }
 
 int

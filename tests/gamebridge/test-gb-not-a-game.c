@@ -8,46 +8,17 @@
  */
 #include "config.h"
 
-#include <stdlib.h>
-
 #include "gb-mcp-client.h"
+#include "gg-test-server.h"
 
 #define SERVER GG_TEST_SRCDIR "/gamebridge/not-a-game-server.py"
 
-typedef struct {
-  GSubprocess *process;
-  guint port;
-} Server;
-
-static Server *
+/* SERVER in @mode, on a port it chose. */
+static GgTestServer *
 server_start (const char *mode)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GDataInputStream) out = NULL;
-  g_autofree char *line = NULL;
-  Server *server = g_new0 (Server, 1);
-
-  server->process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, "python3", SERVER, mode, NULL);
-  g_assert_no_error (error);
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (server->process));
-  line = g_data_input_stream_read_line (out, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (line);
-  server->port = (guint) atoi (line);
-  g_assert_cmpuint (server->port, >, 0);
-  return server;
+  return gg_test_server_start ((const char *[]) { "python3", SERVER, mode, NULL }, NULL, NULL);
 }
-
-static void
-server_free (Server *server)
-{
-  g_subprocess_force_exit (server->process);
-  g_subprocess_wait (server->process, NULL, NULL);
-  g_object_unref (server->process);
-  g_free (server);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (Server, server_free)
 
 static char *
 not_a_game (guint port)
@@ -72,7 +43,7 @@ call_error (Mcp        *mcp,
 static void
 test_web_server (void)
 {
-  g_autoptr(Server) server = server_start ("web");
+  g_autoptr(GgTestServer) server = server_start ("web");
   const char *args[] = { "--no-scan", "--no-registry", NULL };
   g_autoptr(Mcp) mcp = mcp_start (args, NULL);
   g_autofree char *expected = not_a_game (server->port);
@@ -95,7 +66,7 @@ test_web_server (void)
 static void
 test_broken_command (void)
 {
-  g_autoptr(Server) server = server_start ("health-only");
+  g_autoptr(GgTestServer) server = server_start ("health-only");
   const char *args[] = { "--no-scan", "--no-registry", NULL };
   g_autoptr(Mcp) mcp = mcp_start (args, NULL);
   g_autofree char *command = call_error (mcp, "call_tool", server->port,

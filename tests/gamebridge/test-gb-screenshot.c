@@ -11,10 +11,9 @@
  */
 #include "config.h"
 
-#include <stdlib.h>
-
 #include "gb-bridge-test.h"
 #include "png-decoder.h"
+#include "gg-test-server.h"
 
 #define SERVER GG_TEST_SRCDIR "/gamebridge/screenshot-server.py"
 #define ICE    0x96dcf5
@@ -22,40 +21,12 @@
 
 /* ---- helpers -------------------------------------------------------------- */
 
-typedef struct {
-  GSubprocess *process;
-  guint port;
-} Server;
-
-static Server *
+/* SERVER in @mode, on a port it chose. */
+static GgTestServer *
 server_start (const char *mode)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GDataInputStream) out = NULL;
-  g_autofree char *line = NULL;
-  Server *server = g_new0 (Server, 1);
-
-  server->process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, "python3", SERVER, mode, NULL);
-  g_assert_no_error (error);
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (server->process));
-  line = g_data_input_stream_read_line (out, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (line);
-  server->port = (guint) atoi (line);
-  g_assert_cmpuint (server->port, >, 0);
-  return server;
+  return gg_test_server_start ((const char *[]) { "python3", SERVER, mode, NULL }, NULL, NULL);
 }
-
-static void
-server_free (Server *server)
-{
-  g_subprocess_force_exit (server->process);
-  g_subprocess_wait (server->process, NULL, NULL);
-  g_object_unref (server->process);
-  g_free (server);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (Server, server_free)
 
 /* `gamegate mcp` whose bridge timeout (5 s) scales like the tests' own: a
  * game under valgrind draws a large frame slowly. */
@@ -330,7 +301,7 @@ static void
 assert_refused (const char *mode,
                 const char *what)
 {
-  g_autoptr(Server) server = server_start (mode);
+  g_autoptr(GgTestServer) server = server_start (mode);
   g_autoptr(Mcp) mcp = start_mcp (NULL);
   g_autofree char *error = call_error (mcp, server->port, "");
   g_autofree char *expected = g_strdup_printf ("BadImage: GET /screenshot on http://127.0.0.1:%u: %s",
@@ -374,7 +345,7 @@ test_oversized (void)
 static void
 test_configured_limit (void)
 {
-  g_autoptr(Server) server = server_start ("png");
+  g_autoptr(GgTestServer) server = server_start ("png");
   g_autofree char *dir = g_dir_make_tmp ("gb-shot-conf-XXXXXX", NULL);
   g_autofree char *conf = g_build_filename (dir, "gamegate.conf", NULL);
   g_autofree char *conf_env = g_strdup_printf ("GAMEGATE_CONFIG=%s", conf);
@@ -397,7 +368,7 @@ static void
 test_jpeg_passes_through (void)
 {
   static const guint8 jpeg_start[] = { 0xff, 0xd8, 0xff, 0xe0 };
-  g_autoptr(Server) server = server_start ("jpeg");
+  g_autoptr(GgTestServer) server = server_start ("jpeg");
   g_autoptr(Mcp) mcp = start_mcp (NULL);
   g_autoptr(JsonObject) shot = call (mcp, server->port, "screenshot", "");
   g_autoptr(JsonObject) text = NULL;

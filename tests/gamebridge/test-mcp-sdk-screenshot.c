@@ -20,6 +20,7 @@
 #include "gb-bridge-test.h"
 #include "mcp-sdk-runner.h"
 #include "png-decoder.h"
+#include "gg-test-server.h"
 
 #define SERVER     GG_TEST_SRCDIR "/gamebridge/screenshot-server.py"
 #define STEEL      0x8c96a5
@@ -27,38 +28,12 @@
 #define INTERVAL   200
 #define WATCH_MS   1500
 
-typedef struct {
-  GSubprocess *process;
-  guint port;
-} Server;
-
-static Server *
+/* SERVER in @mode, on a port it chose. */
+static GgTestServer *
 server_start (const char *mode)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GDataInputStream) out = NULL;
-  g_autofree char *line = NULL;
-  Server *server = g_new0 (Server, 1);
-
-  server->process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, "python3", SERVER, mode, NULL);
-  g_assert_no_error (error);
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (server->process));
-  line = g_data_input_stream_read_line (out, NULL, NULL, &error);
-  g_assert_no_error (error);
-  server->port = (guint) atoi (line);
-  return server;
+  return gg_test_server_start ((const char *[]) { "python3", SERVER, mode, NULL }, NULL, NULL);
 }
-
-static void
-server_free (Server *server)
-{
-  g_subprocess_force_exit (server->process);
-  g_subprocess_wait (server->process, NULL, NULL);
-  g_object_unref (server->process);
-  g_free (server);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (Server, server_free)
 
 static const char *
 text_at (JsonNode   *root,
@@ -121,9 +96,9 @@ main (int argc, char **argv)
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) root = NULL;
   g_autoptr(Game) none = NULL;
-  g_autoptr(Server) truncated = NULL;
-  g_autoptr(Server) not_image = NULL;
-  g_autoptr(Server) huge = NULL;
+  g_autoptr(GgTestServer) truncated = NULL;
+  g_autoptr(GgTestServer) not_image = NULL;
+  g_autoptr(GgTestServer) huge = NULL;
   g_autoptr(PngImage) shot = NULL;
   g_autoptr(PngImage) after_drop = NULL;
   g_autofree char *registry = NULL;

@@ -16,9 +16,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 
 #include "gg-test-line-client.h"
+#include "gg-test-server.h"
 #include "oam-test.h"
 #include "refgame-driver.h"
 
@@ -28,66 +28,38 @@
 /* ---- the reference mod, started by hand ---------------------------------- */
 
 typedef struct {
-  GSubprocess *process;
-  guint port;
+  GgTestServer *mod;
   char *dir;
   char *config;
   char *config_env;
 } ModFixture;
 
 static void
-die_with_parent (gpointer data)
-{
-  prctl (PR_SET_PDEATHSIG, SIGTERM);
-}
-
-static void
 mod_setup (ModFixture    *f,
            gconstpointer  data)
 {
-  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
-  g_autoptr(GDataInputStream) out = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *line = NULL;
   g_autofree char *text = NULL;
 
-  g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
-  g_subprocess_launcher_setenv (launcher, "GABP_SERVER_PORT", "0", TRUE);
-  g_subprocess_launcher_setenv (launcher, "GABP_TOKEN", MOD_TOKEN, TRUE);
-  f->process = g_subprocess_launcher_spawn (launcher, &error, MOD_EXE, NULL);
-  g_assert_no_error (error);
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (f->process));
-  line = g_data_input_stream_read_line (out, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_true (line != NULL && g_str_has_prefix (line, "GABP_SERVER_PORT="));
-  f->port = (guint) atoi (line + strlen ("GABP_SERVER_PORT="));
-
+  f->mod = gg_test_server_start ((const char *[]) { MOD_EXE, NULL },
+                                 (const char *[]) { "GABP_SERVER_PORT=0", "GABP_TOKEN=" MOD_TOKEN, NULL },
+                                 "GABP_SERVER_PORT=");
   f->dir = g_dir_make_tmp ("gg-oam-targets-XXXXXX", &error);
   g_assert_no_error (error);
   f->config = g_build_filename (f->dir, "gamegate.conf", NULL);
   text = g_strdup_printf ("[gabp]\nmods=shop\nserver=false\nbridge-file=\n"
                           "shop.host=127.0.0.1\nshop.port=%u\nshop.token=%s\n"
                           "shop.backoff-initial-ms=20\nshop.backoff-max-ms=200\n",
-                          f->port, MOD_TOKEN);
+                          f->mod->port, MOD_TOKEN);
   g_assert_true (g_file_set_contents (f->config, text, -1, NULL));
   f->config_env = g_strdup_printf ("GAMEGATE_CONFIG=%s", f->config);
-}
-
-static void
-mod_kill (ModFixture *f)
-{
-  if (f->process == NULL)
-    return;
-  g_subprocess_force_exit (f->process);
-  g_subprocess_wait (f->process, NULL, NULL);
-  g_clear_object (&f->process);
 }
 
 static void
 mod_teardown (ModFixture    *f,
               gconstpointer  data)
 {
-  mod_kill (f);
+  g_clear_pointer (&f->mod, gg_test_server_free);
   g_unlink (f->config);
   g_rmdir (f->dir);
   g_free (f->config);
@@ -245,7 +217,7 @@ test_timeout_and_death (ModFixture    *f,
   oam_expect_prefix (client, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"s\",\"requestId\":3,\"event\":{\"type\":\"modelStep\"");
   oam_expect (client, "{\"jsonrpc\":\"2.0\",\"method\":\"session/event\",\"params\":{\"session\":\"s\",\"requestId\":3,\"event\":{\"type\":\"toolCallStarted\",\"call\":{\"id\":\"h1\",\"name\":\"hold\",\"arguments\":{}},\"execution\":\"target\",\"target\":\"gabp:shop\"}}}");
   g_usleep (100 * 1000);
-  mod_kill (f);
+  gg_test_server_kill (f->mod);
   {
     g_autofree char *line = oam_recv (client);
 

@@ -15,7 +15,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 
 #include "gabp-test-util.h"
@@ -29,7 +28,7 @@
 #define MOD_TOKEN "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 typedef struct {
-  GSubprocess *mod;
+  GgTestServer *mod;
   char *dir;
   char *config;
   char *tap_socket;
@@ -48,12 +47,6 @@ stop_daemon (Fixture *f)
   if (!f->stopping)
     gg_test_process_send_signal (f->daemon, SIGTERM);
   f->stopping = TRUE;
-}
-
-static void
-die_with_parent (gpointer data)
-{
-  prctl (PR_SET_PDEATHSIG, SIGTERM);
 }
 
 /* ---- clients ------------------------------------------------------------- */
@@ -85,25 +78,14 @@ static void
 fixture_setup (Fixture       *f,
                gconstpointer  data)
 {
-  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
-  g_autoptr(GDataInputStream) out = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *line = NULL;
   g_autofree char *text = NULL;
   g_autofree char *conf_env = NULL;
   g_autofree char *reg_env = NULL;
-  guint mod_port;
 
-  g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
-  g_subprocess_launcher_setenv (launcher, "GABP_SERVER_PORT", "0", TRUE);
-  g_subprocess_launcher_setenv (launcher, "GABP_TOKEN", MOD_TOKEN, TRUE);
-  f->mod = g_subprocess_launcher_spawn (launcher, &error, MOD_EXE, NULL);
-  g_assert_no_error (error);
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (f->mod));
-  line = g_data_input_stream_read_line (out, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_true (line != NULL && g_str_has_prefix (line, "GABP_SERVER_PORT="));
-  mod_port = (guint) atoi (line + strlen ("GABP_SERVER_PORT="));
+  f->mod = gg_test_server_start ((const char *[]) { MOD_EXE, NULL },
+                                 (const char *[]) { "GABP_SERVER_PORT=0", "GABP_TOKEN=" MOD_TOKEN, NULL },
+                                 "GABP_SERVER_PORT=");
 
   f->dir = g_dir_make_tmp ("gg-tap-XXXXXX", &error);
   g_assert_no_error (error);
@@ -120,7 +102,7 @@ fixture_setup (Fixture       *f,
                           "shop.backoff-initial-ms=20\nshop.backoff-max-ms=200\n",
                           f->tap_socket, gg_test_timeout_ms (GG_TAP_TEST_DRAIN_MS), f->oam_socket,
                           data != NULL ? "true" : "false",
-                          data != NULL ? f->bridge_file : "", mod_port, MOD_TOKEN);
+                          data != NULL ? f->bridge_file : "", f->mod->port, MOD_TOKEN);
   g_assert_true (g_file_set_contents (f->config, text, -1, NULL));
 
   conf_env = g_strdup_printf ("GAMEGATE_CONFIG=%s", f->config);
@@ -160,9 +142,8 @@ fixture_teardown (Fixture       *f,
   /* The daemon removes its tap socket. */
   g_assert_false (g_file_test (f->tap_socket, G_FILE_TEST_EXISTS));
   gg_test_process_free (f->daemon);
-  g_subprocess_force_exit (f->mod);
-  g_subprocess_wait (f->mod, NULL, NULL);
-  g_object_unref (f->mod);
+  gg_test_server_kill (f->mod);
+  gg_test_server_free (f->mod);
   g_unlink (f->config);
   g_unlink (f->oam_socket);
   g_unlink (f->bridge_file);
