@@ -9,6 +9,8 @@
  *   it holds no more file descriptors than then.
  * - evicted: a client idle while others come and go gets 404 and is served
  *   again once it initializes; one with a call running keeps its session.
+ * - resource-updates: a subscription's updates arrive on the standalone
+ *   GET stream, at most one per interval, none after unsubscribing.
  * - resume: a launch_instance whose SSE stream is cut after its first
  *   progress event still returns its result: the SDK resumes the stream
  *   with Last-Event-ID and gets the progress it missed, then the answer.
@@ -31,6 +33,9 @@
 #define CYCLES       10000
 #define FIRST_CYCLES 300
 #define SLOW_CYCLES  1000
+/* [gamebridge] resource-update-interval-ms, and how long the client watches. */
+#define RESOURCE_INTERVAL_MS 200
+#define RESOURCE_WATCH_MS    1500
 
 static gboolean
 wrapped (void)
@@ -166,6 +171,33 @@ test_evicted (void)
   mcp_daemon_stop (daemon);
 }
 
+/* Resource updates are server-initiated: over HTTP they reach the client
+ * on its standalone GET stream, at most one per interval, none after it
+ * unsubscribed. */
+static void
+test_resource_updates (void)
+{
+  g_autoptr(Game) game = game_spawn ("--no-registry", NULL);
+  g_autofree char *keys = g_strdup_printf ("ports=%u\nresource-update-interval-ms=%d", game->port,
+                                           RESOURCE_INTERVAL_MS);
+  g_autofree char *port = g_strdup_printf ("%u", game->port);
+  g_autofree char *watch_ms = g_strdup_printf ("%d", RESOURCE_WATCH_MS);
+  McpDaemon *daemon = mcp_daemon_start (keys, NULL);
+  const char *argv[] = { daemon->url, port, watch_ms, NULL };
+  g_autoptr(JsonNode) root = mcp_sdk_run_client ("resources-http.mjs", argv, NULL, gg_test_timeout_ms (60000));
+  gint64 updates = num (root, "updates");
+
+  g_assert_true (json_node_get_boolean (member (root, "capabilities.resources.subscribe")));
+  g_assert_false (json_node_get_boolean (member (root, "spawnFailed")));
+  /* The first look is the baseline; one more for a look cut by the end. */
+  g_assert_cmpint (updates, >=, 1);
+  g_assert_cmpint (updates, <=, num (root, "subscribedMs") / RESOURCE_INTERVAL_MS + 2);
+  g_assert_cmpint (num (root, "updatesAfterUnsubscribe"), ==, 0);
+  g_assert_cmpuint (array_length (root, "otherUpdates"), ==, 0);
+  g_assert_cmpuint (array_length (root, "errors"), ==, 0);
+  mcp_daemon_stop (daemon);
+}
+
 static void
 test_resume (void)
 {
@@ -230,6 +262,7 @@ main (int argc, char **argv)
     return 77;
   g_test_add_func ("/gamebridge/mcp-sdk-http/leavers", test_leavers);
   g_test_add_func ("/gamebridge/mcp-sdk-http/evicted", test_evicted);
+  g_test_add_func ("/gamebridge/mcp-sdk-http/resource-updates", test_resource_updates);
   g_test_add_func ("/gamebridge/mcp-sdk-http/resume", test_resume);
   return g_test_run ();
 }

@@ -18,9 +18,9 @@
 #include <stdlib.h>
 
 #include "gb-bridge-test.h"
+#include "gg-test-server.h"
 #include "mcp-sdk-runner.h"
 #include "png-decoder.h"
-#include "gg-test-server.h"
 
 #define SERVER     GG_TEST_SRCDIR "/gamebridge/screenshot-server.py"
 #define STEEL      0x8c96a5
