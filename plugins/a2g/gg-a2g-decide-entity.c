@@ -92,6 +92,16 @@ service_of (GgA2gDecideEntity *entity)
 
 /* ---- settling --------------------------------------------------------------- */
 
+/* Nobody receives the answer of a request whose client went away (or that
+ * the service's shutdown cut off): its entities still settle, so that the
+ * request finishes, but a fallback of theirs is counted nowhere (neither
+ * in /v1/usage nor on the console), never as a deadline a model missed. */
+static gboolean
+request_abandoned (GgA2gDecideEntity *entity)
+{
+  return service_of (entity) == NULL || g_cancellable_is_cancelled (entity->request->ex->cancellable);
+}
+
 static void
 console_event (GgA2gDecideEntity *entity)
 {
@@ -121,7 +131,7 @@ entity_settled (GgA2gDecideEntity *entity)
 
   if (!entity->in_model)
     release_slot (entity);
-  if (request->ex->service != NULL)
+  if (!request_abandoned (entity) || entity->record_made)
     console_event (entity);
   gg_a2g_decide_request_settled (request);
 }
@@ -142,7 +152,7 @@ settle_fallback (GgA2gDecideEntity *entity,
   if (message != NULL)
     json_object_set_string_member (answer, "message", message);
   entity->answer = answer;
-  if (service != NULL)
+  if (!request_abandoned (entity))
     gg_a2g_stats_fallback (service->stats, code);
   entity_settled (entity);
 }
@@ -189,6 +199,7 @@ settle_decision (GgA2gDecideEntity *entity,
   entity->answer = answer;
   /* The records of the request are written together, before its answer. */
   gg_a2g_decide_request_add_record (entity->request, record);
+  entity->record_made = TRUE;
   if (service != NULL)
     gg_a2g_stats_decision (service->stats, source);
   entity_settled (entity);

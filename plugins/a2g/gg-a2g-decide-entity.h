@@ -28,6 +28,7 @@ struct _GgA2gDecideEntity {
   JsonObject *situation_context;
   GgDecision *decision;
   gboolean in_model;
+  gboolean record_made;        /* decided (not a fallback): counted even if nobody gets it */
 };
 
 GgA2gDecideEntity *gg_a2g_decide_entity_new       (GgA2gDecideRequest *request,
