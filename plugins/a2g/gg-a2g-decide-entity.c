@@ -334,8 +334,8 @@ on_decided (GObject      *source,
                                             entity->request->ex->session->id : NULL);
       cached->manifest_hash = g_strdup (entity->request->manifest->hash);
       cached->type = g_strdup (entry->type->id);
-      cached->situation = json_node_init_object (json_node_alloc (), entry->quantised);
-      cached->legal_actions = json_node_init_array (json_node_alloc (), entry->sorted_actions);
+      cached->situation = json_node_init_object (json_node_alloc (), gg_a2g_entry_get_quantised (entry));
+      cached->legal_actions = json_node_init_array (json_node_alloc (), gg_a2g_entry_get_sorted_actions (entry));
       cached->action = g_strdup (decided->option);
       cached->confidence = decided->confidence;
       cached->reason = g_strdup (decided->reason);
@@ -374,7 +374,7 @@ on_situation (GObject      *source,
       return;
     }
   entity->decision = gg_decision_new (service->model, gg_a2g_prompt_instructions (), prompt,
-                                      entity->entry->legal_actions, &a2g_format);
+                                      gg_a2g_entry_get_legal_actions (entity->entry), &a2g_format);
   /* No tools; model errors are not retried (the deadline is short). */
   gg_agent_policy_init (&policy);
   policy.tool_choice = GG_TOOL_CHOICE_NONE;
@@ -624,9 +624,9 @@ gg_a2g_decide_entity_start (GgA2gDecideEntity *entity)
       settle_fallback (entity, GG_A2G_FALLBACK_INVALID, entity->invalid);
       return FALSE;
     }
-  if (json_array_get_length (entry->legal_actions) == 1)
+  if (entry->actions->len == 1)
     {
-      settle_decision (entity, GG_A2G_SOURCE_FORCED, json_array_get_string_element (entry->legal_actions, 0),
+      settle_decision (entity, GG_A2G_SOURCE_FORCED, ((GgA2gAction *) g_ptr_array_index (entry->actions, 0))->id,
                        100, NULL);
       return FALSE;
     }
