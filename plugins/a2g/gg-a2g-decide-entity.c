@@ -131,7 +131,9 @@ append_member (GString    *out,
 
   if (G_UNLIKELY (!g_utf8_validate (text, -1, NULL)))
     text = valid = g_utf8_make_valid (text, -1);
-  g_string_append_printf (out, ",\"%s\":", name);
+  g_string_append (out, ",\"");
+  g_string_append (out, name);
+  g_string_append (out, "\":");
   gg_json_canonical_append_string (out, text);
 }
 
