@@ -208,7 +208,7 @@ _gg_json_tree_build (const char *data,
             JsonNode *done = g_array_index (stack, Frame, stack->len - 1).node;
 
             r.p++;
-            g_array_set_size (stack, stack->len - 1);
+            g_array_remove_index (stack, stack->len - 1);
             place (stack, &root, done);
           }
           break;
