@@ -27,7 +27,13 @@ Peers that are not installed (nginx, wrk, fastapi, uvloop, httptools: `./quickst
 bench` installs them) are reported as skipped. Asserts nothing.
 
 Usage: bench-a2g-peers.py BENCH_BARE_SOUP   ($GAMEGATE_BIN set, as meson does)
-Environment: GG_BENCH_SECONDS (per run, default 3), GG_BENCH_ROUNDS (default 2)."""
+Last, gamegate's resident size over many decisions (16 distinct cache hits
+per request, every decision recorded): VmRSS after each fifth of
+GG_BENCH_DECISIONS (default 2,000,000; issue 22 says 10,000,000), which
+should stay flat (records are bounded per session).
+
+Environment: GG_BENCH_SECONDS (per run, default 3), GG_BENCH_ROUNDS (default 2),
+GG_BENCH_DECISIONS (default 2000000; 0 skips the memory run)."""
 
 import http.client
 import json
@@ -44,6 +50,7 @@ import time
 CONNECTIONS = 8
 SECONDS = float(os.environ.get("GG_BENCH_SECONDS", "3"))
 ROUNDS = int(os.environ.get("GG_BENCH_ROUNDS", "2"))
+DECISIONS = int(os.environ.get("GG_BENCH_DECISIONS", "2000000"))
 CLIENT_ID = "c_bench_peers_0001"
 
 MANIFEST = {
@@ -209,16 +216,43 @@ def python_with(modules):
     return None
 
 
+def vm_rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return -1
+
+
+def memory_run(tmp, service, body_file, entities):
+    """VmRSS after each fifth of DECISIONS decisions (wrk runs of a length
+    measured from the rate of the first)."""
+    print("\ngamegate's resident size over %d decisions (%d per request, cache hits, recorded):"
+          % (DECISIONS, entities))
+    done, rate, fifth = 0, None, DECISIONS / 5
+    start = vm_rss_kib(service.proc.pid)
+    print("  %12s decisions: VmRSS %7d KiB" % (0, start))
+    while done < DECISIONS:
+        seconds = 2.0 if rate is None else max(1.0, min(fifth, DECISIONS - done) / rate)
+        r = run_wrk(tmp, service, body_file, entities, seconds=seconds)
+        rate = r["rps"] * entities
+        done += int(r["rps"] * max(1, round(seconds))) * entities
+        if r["wrong"]:
+            print("  (%d answers were not %d cache hits)" % (r["wrong"], entities))
+        print("  %12d decisions: VmRSS %7d KiB" % (done, vm_rss_kib(service.proc.pid)))
+    return start
+
+
 def to_us(text):
-    number, unit = re.match(r"([\d.]+)(us|ms|s)", text).groups()
-    return float(number) * {"us": 1, "ms": 1000, "s": 1e6}[unit]
+    number, unit = re.match(r"([\d.]+)(us|ms|s|m)", text).groups()
+    return float(number) * {"us": 1, "ms": 1000, "s": 1e6, "m": 6e7}[unit]
 
 
 def run_wrk(tmp, peer, body_file, entities, seconds=SECONDS):
     env = dict(os.environ, BENCH_BODY=body_file, BENCH_TOKEN=peer.token, BENCH_ENTITIES=str(entities))
     script = os.path.join(tmp, "check.lua")
     before = cpu_ns(peer.proc.pid)
-    out = subprocess.run(["wrk", "-t1", "-c%d" % CONNECTIONS, "-d%gs" % seconds, "--latency", "-s", script,
+    out = subprocess.run(["wrk", "-t1", "-c%d" % CONNECTIONS, "-d%ds" % max(1, round(seconds)), "--latency", "-s", script,
                           "http://127.0.0.1:%d/v1/decide" % peer.port],
                          env=env, capture_output=True, text=True, check=True).stdout
     cpu = cpu_ns(peer.proc.pid) - before
@@ -226,8 +260,8 @@ def run_wrk(tmp, peer, body_file, entities, seconds=SECONDS):
     checked = re.search(r"checked answers=(\d+) wrong=(\d+)", out)
     return {
         "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
-        "p50": to_us(re.search(r"50%\s+(\S+)", out).group(1)),
-        "p99": to_us(re.search(r"99%\s+(\S+)", out).group(1)),
+        "p50": to_us(re.search(r"^\s+50%\s+(\S+)", out, re.M).group(1)),
+        "p99": to_us(re.search(r"^\s+99%\s+(\S+)", out, re.M).group(1)),
         "cpu_us": cpu / 1000.0 / max(requests, 1),
         "wrong": int(checked.group(2)) + (1 if int(checked.group(1)) == 0 else 0),
     }
@@ -371,6 +405,8 @@ def main():
               % (100 * g1["rps"] / soup1["rps"], 100 * soup1["cpu_us"] / g1["cpu_us"]))
         for item in skipped:
             print("skipped: %s" % item)
+        if DECISIONS > 0:
+            memory_run(tmp, service, bodies[16], 16)
     finally:
         for peer in peers:
             peer.stop()
