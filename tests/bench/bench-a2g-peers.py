@@ -33,7 +33,9 @@ GG_BENCH_DECISIONS (default 2,000,000; issue 22 says 10,000,000), which
 should stay flat (records are bounded per session).
 
 Environment: GG_BENCH_SECONDS (per run, default 3), GG_BENCH_ROUNDS (default 2),
-GG_BENCH_DECISIONS (default 2000000; 0 skips the memory run)."""
+GG_BENCH_DECISIONS (default 2000000; 0 skips the memory run); GG_BENCH_BASELINE_BIN
+and GG_BENCH_BASELINE_PLUGINS (its GAMEGATE_PLUGIN_PATH): another gamegate build
+(main's, say) run beside as "gamegate baseline", for a before and after in one run."""
 
 import http.client
 import json
@@ -207,6 +209,17 @@ class Peer:
                 self.proc.wait()
 
 
+def open_and_warm(peer, bodies):
+    """A session on @peer, and each body sent twice: the second all cache hits."""
+    peer.open_session()
+    for n, path in bodies.items():
+        with open(path) as f:
+            body = f.read()
+        post(peer.port, "/v1/decide", body, peer.token)
+        if post(peer.port, "/v1/decide", body, peer.token).count(b'"source":"cache"') != n:
+            raise RuntimeError("%s: the second answer is not %d cache hits" % (peer.name, n))
+
+
 def python_with(modules):
     """An interpreter that has @modules: this one, python3 on PATH, Debian's."""
     for candidate in (sys.executable, shutil.which("python3"), "/usr/bin/python3"):
@@ -306,6 +319,12 @@ def main():
             answers[n] = post(service.port, "/v1/decide", body, service.token)
             if answers[n].count(b'"source":"cache"') != n:
                 raise RuntimeError("gamegate's second answer is not %d cache hits: %s" % (n, answers[n]))
+        if os.environ.get("GG_BENCH_BASELINE_BIN"):
+            baseline = Peer("gamegate baseline", [os.environ["GG_BENCH_BASELINE_BIN"], "a2g", "--listen", "127.0.0.1:0"],
+                            env=dict(os.environ, GAMEGATE_CONFIG=config,
+                                     GAMEGATE_PLUGIN_PATH=os.environ.get("GG_BENCH_BASELINE_PLUGINS", "")))
+            peers.append(baseline)
+            open_and_warm(baseline, bodies)
 
         def bytes_peer(name, start):
             per = {}
@@ -350,13 +369,7 @@ def main():
                 continue
             peer = Peer(name, [python, peer_script, variant, manifest_file])
             peers.append(peer)
-            peer.open_session()
-            for n, _ in scenarios:
-                with open(bodies[n]) as f:
-                    body = f.read()
-                post(peer.port, "/v1/decide", body, peer.token)
-                if post(peer.port, "/v1/decide", body, peer.token).count(b'"source":"cache"') != n:
-                    raise RuntimeError("%s: the second answer is not %d cache hits" % (name, n))
+            open_and_warm(peer, bodies)
 
         order = [service] + [p for p in peers if p is not service]
         names = ["gamegate a2g", "bare libsoup"] + (["nginx"] if "nginx" in fixed else []) + \
@@ -403,6 +416,12 @@ def main():
         print("  1 cache hit: %.1f us CPU per request (aim <= 60)" % g1["cpu_us"])
         print("  1 cache hit: %.0f%% of bare libsoup's req/s (aim >= 70%%), %.0f%% by CPU"
               % (100 * g1["rps"] / soup1["rps"], 100 * soup1["cpu_us"] / g1["cpu_us"]))
+        if "gamegate baseline" in best:
+            for n, label in scenarios:
+                base = best["gamegate baseline"][n]
+                print("  %s: %.0f%% of the baseline's CPU per request, %.1fx its req/s"
+                      % (label, 100 * best["gamegate a2g"][n]["cpu_us"] / base["cpu_us"],
+                         best["gamegate a2g"][n]["rps"] / base["rps"]))
         for item in skipped:
             print("skipped: %s" % item)
         if DECISIONS > 0:
