@@ -4,7 +4,8 @@
  * leading-zero numbers, raw control characters, silently wrapped 64-bit
  * integers) and recursive, so every document first goes through a strict,
  * iterative RFC 8259 scan here that also enforces the depth limit. Only
- * documents that pass reach json-glib, which then builds the tree.
+ * documents that pass are built into json-glib's tree, by gg-json-tree.c
+ * (json-glib's own parser is what it replaced, measured to matter).
  *
  * gg_json_parse_salvage() reads what a refused document shows before its
  * first error, so that a protocol can answer a broken message by its id.
@@ -29,7 +30,6 @@ typedef struct {
   const char *data;
   gsize       length;
   gsize       pos;
-  GArray     *big_ints;  /* offsets just past integers outside gint64 */
   gsize       token_start; /* where the token being read began */
   /* Salvaging: numbers beyond a double's range are read on, each noted. */
   gboolean    tolerate_range;
@@ -298,13 +298,6 @@ scan_number (Scanner *s,
               if (!isfinite (g_ascii_strtod (copy, NULL)))
                 return out_of_range (s, start, error);
             }
-          if (big)
-            {
-              gsize end = s->pos;
-              if (s->big_ints == NULL)
-                s->big_ints = g_array_new (FALSE, FALSE, sizeof (gsize));
-              g_array_append_val (s->big_ints, end);
-            }
         }
     }
   else if (s->pos - start > 300 || memchr (s->data + start, 'e', s->pos - start) ||
@@ -531,10 +524,6 @@ gg_json_parse (const char *data,
                GError    **error)
 {
   Scanner s = { 0, };
-  g_autoptr(JsonParser) parser = NULL;
-  g_autoptr(GString) fixed = NULL;
-  g_autoptr(GError) local_error = NULL;
-  JsonNode *root;
   const char *end;
 
   g_return_val_if_fail (data != NULL || length == 0, NULL);
@@ -553,46 +542,11 @@ gg_json_parse (const char *data,
     }
 
   if (!scan_document (&s, max_depth, error))
-    {
-      g_clear_pointer (&s.big_ints, g_array_unref);
-      return NULL;
-    }
+    return NULL;
 
-  if (s.big_ints != NULL)
-    {
-      gsize last = 0;
-
-      fixed = g_string_sized_new (s.length + 2 * s.big_ints->len);
-      for (guint i = 0; i < s.big_ints->len; i++)
-        {
-          gsize at = g_array_index (s.big_ints, gsize, i);
-          g_string_append_len (fixed, s.data + last, (gssize) (at - last));
-          g_string_append (fixed, ".0");
-          last = at;
-        }
-      g_string_append_len (fixed, s.data + last, (gssize) (s.length - last));
-      g_array_unref (s.big_ints);
-    }
-
-  parser = json_parser_new ();
-  if (!json_parser_load_from_data (parser,
-                                   fixed != NULL ? fixed->str : s.data,
-                                   fixed != NULL ? (gssize) fixed->len : (gssize) s.length,
-                                   &local_error))
-    {
-      /* Not expected after the strict scan, but never trust that. */
-      g_set_error (error, GG_JSON_ERROR, GG_JSON_ERROR_PARSE,
-                   "JSON parse error: %s", local_error->message);
-      return NULL;
-    }
-  root = json_parser_steal_root (parser);
-  if (root == NULL)
-    {
-      g_set_error_literal (error, GG_JSON_ERROR, GG_JSON_ERROR_PARSE,
-                           "JSON parse error: empty input");
-      return NULL;
-    }
-  return root;
+  /* The tree, built from the text the scan accepted (gg-json-tree.c
+   * reads an integer beyond gint64 as a double, as json-glib would). */
+  return _gg_json_tree_build (s.data, s.length);
 }
 
 /**
@@ -640,7 +594,6 @@ gg_json_parse_salvage (const char *data,
   /* The token that broke it is left out whole: a string cut at a bad
    * escape must not pass for the whole string. */
   cut = read_all || error == NULL ? s.length : s.token_start;
-  g_clear_pointer (&s.big_ints, g_array_unref);
 
   readable = g_string_sized_new (cut);
   for (guint i = 0; s.out_of_range != NULL && i < s.out_of_range->len; i++)

@@ -31,6 +31,11 @@ void      _gg_json_append_full (GString  *out,
 void      _gg_json_append_string (GString    *out,
                                   const char *str);
 
+/* The tree of a document gg_json_parse()'s strict scan accepted, built
+ * from its text as json-glib's parser builds it (gg-json-tree.c). */
+JsonNode *_gg_json_tree_build (const char *data,
+                               gsize       length);
+
 /* A hash function matching gg_json_equal(), for GHashTable. */
 guint     _gg_json_hash (JsonNode *node);
 

@@ -71,8 +71,22 @@ char *
 gg_a2g_sha256_hex (const char *data,
                    gssize      length)
 {
-  return g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) data,
-                                      length < 0 ? strlen (data) : (gsize) length);
+  static const char digits[] = "0123456789abcdef";
+  g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  guint8 digest[32];
+  gsize digest_length = sizeof digest;
+  char *hex = g_malloc (2 * sizeof digest + 1);
+
+  g_checksum_update (checksum, (const guchar *) data, length < 0 ? strlen (data) : (gsize) length);
+  g_checksum_get_digest (checksum, digest, &digest_length);
+  /* g_checksum_get_string() formats each byte through printf. */
+  for (gsize i = 0; i < sizeof digest; i++)
+    {
+      hex[2 * i] = digits[digest[i] >> 4];
+      hex[2 * i + 1] = digits[digest[i] & 0xf];
+    }
+  hex[2 * sizeof digest] = '\0';
+  return hex;
 }
 
 /**

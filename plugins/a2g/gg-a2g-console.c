@@ -336,19 +336,17 @@ console_time (void)
  * gg_a2g_console_report:
  * @console: the console
  * @session: the session the entity belongs to
- * @type: (nullable): the entity's type
- * @answer: the entity's entry of the decide answer
+ * @decision: the settled entity, as its entry of the decide answer says
  * @started_us: when the entity's decision started (monotonic)
  *
  * Sends one `decision` event: never a token or the raw client_id (the
  * session is the start of the SHA-256 of the client_id).
  */
 void
-gg_a2g_console_report (GgA2gConsole *console,
-                       GgA2gSession *session,
-                       const char   *type,
-                       JsonObject   *answer,
-                       gint64        started_us)
+gg_a2g_console_report (GgA2gConsole               *console,
+                       GgA2gSession               *session,
+                       const GgA2gConsoleDecision *decision,
+                       gint64                      started_us)
 {
   g_autoptr(JsonObject) event = json_object_new ();
   g_autofree char *time = NULL;
@@ -364,22 +362,22 @@ gg_a2g_console_report (GgA2gConsole *console,
   json_object_set_string_member (event, "time", time);
   json_object_set_string_member (event, "session", short_hash);
   json_object_set_string_member (event, "game", session->game);
-  json_object_set_string_member (event, "entity", json_object_get_string_member (answer, "entity"));
-  if (type != NULL)
-    json_object_set_string_member (event, "type", type);
-  json_object_set_string_member (event, "action", json_object_get_string_member (answer, "action"));
-  if (json_object_has_member (answer, "code"))
+  json_object_set_string_member (event, "entity", decision->entity);
+  if (decision->type != NULL)
+    json_object_set_string_member (event, "type", decision->type);
+  json_object_set_string_member (event, "action", decision->action);
+  if (decision->source == NULL)
     {
-      json_object_set_string_member (event, "code", json_object_get_string_member (answer, "code"));
-      if (json_object_has_member (answer, "message"))
-        json_object_set_string_member (event, "message", json_object_get_string_member (answer, "message"));
+      json_object_set_string_member (event, "code", decision->code);
+      if (decision->message != NULL)
+        json_object_set_string_member (event, "message", decision->message);
     }
   else
     {
-      json_object_set_string_member (event, "source", json_object_get_string_member (answer, "source"));
-      json_object_set_int_member (event, "confidence", json_object_get_int_member (answer, "confidence"));
-      if (json_object_has_member (answer, "reason"))
-        json_object_set_string_member (event, "reason", json_object_get_string_member (answer, "reason"));
+      json_object_set_string_member (event, "source", decision->source);
+      json_object_set_int_member (event, "confidence", decision->confidence);
+      if (decision->reason != NULL && *decision->reason != '\0')
+        json_object_set_string_member (event, "reason", decision->reason);
     }
   json_object_set_double_member (event, "latency_ms", (double) (gint64) (latency * 10 + 0.5) / 10);
   console_decision (console, event);

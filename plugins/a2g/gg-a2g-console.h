@@ -16,11 +16,22 @@ gboolean      gg_a2g_console_serve_file  (GgA2gConsole      *console,
                                           const char        *path);
 void          gg_a2g_console_open_stream (GgA2gConsole      *console,
                                           SoupServerMessage *msg);
-void          gg_a2g_console_report      (GgA2gConsole *console,
-                                          GgA2gSession *session,
-                                          const char   *type,
-                                          JsonObject   *answer,
-                                          gint64        started_us);
+/* One settled entity as the console shows it (every field borrowed). */
+typedef struct {
+  const char *entity;
+  const char *type;        /* nullable */
+  const char *action;      /* an action id, or FALLBACK */
+  const char *source;      /* a decision's; NULL for a fallback */
+  const char *code;        /* a fallback's */
+  const char *message;     /* a fallback's, nullable */
+  gint64 confidence;
+  const char *reason;      /* a decision's, nullable or empty: none */
+} GgA2gConsoleDecision;
+
+void          gg_a2g_console_report      (GgA2gConsole               *console,
+                                          GgA2gSession               *session,
+                                          const GgA2gConsoleDecision *decision,
+                                          gint64                      started_us);
 void          gg_a2g_console_close       (GgA2gConsole *console);
 
 G_END_DECLS

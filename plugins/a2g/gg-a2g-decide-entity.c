@@ -67,7 +67,7 @@ gg_a2g_decide_entity_free (GgA2gDecideEntity *entity)
 {
   gg_a2g_entry_free (entity->entry);
   g_free (entity->invalid);
-  g_clear_pointer (&entity->answer, json_object_unref);
+  g_free (entity->message);
   g_clear_object (&entity->cancellable);
   g_clear_object (&entity->decision);
   g_clear_pointer (&entity->memory, g_ptr_array_unref);
@@ -92,14 +92,86 @@ service_of (GgA2gDecideEntity *entity)
 
 /* ---- settling --------------------------------------------------------------- */
 
+/* Nobody receives the answer of a request whose client went away (or that
+ * the service's shutdown cut off): its entities still settle, so that the
+ * request finishes, but a fallback of theirs is counted nowhere (neither
+ * in /v1/usage nor on the console), never as a deadline a model missed. */
+static gboolean
+request_abandoned (GgA2gDecideEntity *entity)
+{
+  return service_of (entity) == NULL || g_cancellable_is_cancelled (entity->request->ex->cancellable);
+}
+
 static void
 console_event (GgA2gDecideEntity *entity)
 {
   GgA2gService *service = service_of (entity);
+  GgA2gRecord *record = entity->record;
+  GgA2gConsoleDecision decision = {
+    .entity = gg_a2g_json_string (entity->object, "entity"),
+    .type = gg_a2g_json_string (entity->object, "type"),
+    .action = record != NULL ? record->action : "FALLBACK",
+    .source = record != NULL ? gg_a2g_source_name (entity->source) : NULL,
+    .code = record == NULL ? gg_a2g_fallback_name (entity->code) : NULL,
+    .message = entity->message,
+    .confidence = record != NULL ? record->confidence : 0,
+    .reason = record != NULL ? record->reason : NULL,
+  };
 
   if (service != NULL)
-    gg_a2g_console_report (service->console, entity->request->ex->session,
-                           gg_a2g_json_string (entity->object, "type"), entity->answer, entity->started_us);
+    gg_a2g_console_report (service->console, entity->request->ex->session, &decision, entity->started_us);
+}
+
+static void
+append_member (GString    *out,
+               const char *name,
+               const char *text)
+{
+  g_autofree char *valid = NULL;
+
+  if (G_UNLIKELY (!g_utf8_validate (text, -1, NULL)))
+    text = valid = g_utf8_make_valid (text, -1);
+  g_string_append (out, ",\"");
+  g_string_append (out, name);
+  g_string_append (out, "\":");
+  gg_json_canonical_append_string (out, text);
+}
+
+/**
+ * gg_a2g_decide_entity_append_answer:
+ * @entity: a settled entity
+ * @out: where its entry of the decide answer is written, as compact JSON
+ *
+ * A decision: `entity`, `decision_id`, `action`, `source`, `confidence`,
+ * `ttl_ms` and a non-empty `reason`; a fallback: `entity`, `action`
+ * FALLBACK, `code` and its `message`, if any. Written straight into the
+ * answer, never built as a tree.
+ */
+void
+gg_a2g_decide_entity_append_answer (GgA2gDecideEntity *entity,
+                                    GString           *out)
+{
+  GgA2gRecord *record = entity->record;
+
+  g_string_append (out, "{\"entity\":");
+  gg_json_canonical_append_string (out, gg_a2g_json_string (entity->object, "entity"));
+  if (record == NULL)
+    {
+      g_string_append (out, ",\"action\":\"FALLBACK\"");
+      append_member (out, "code", gg_a2g_fallback_name (entity->code));
+      if (entity->message != NULL)
+        append_member (out, "message", entity->message);
+      g_string_append_c (out, '}');
+      return;
+    }
+  append_member (out, "decision_id", record->decision_id);
+  append_member (out, "action", record->action);
+  append_member (out, "source", gg_a2g_source_name (entity->source));
+  g_string_append_printf (out, ",\"confidence\":%" G_GINT64_FORMAT ",\"ttl_ms\":%" G_GINT64_FORMAT,
+                          record->confidence, entity->entry->type->ttl_ms);
+  if (record->reason != NULL && *record->reason != '\0')
+    append_member (out, "reason", record->reason);
+  g_string_append_c (out, '}');
 }
 
 static void
@@ -121,7 +193,7 @@ entity_settled (GgA2gDecideEntity *entity)
 
   if (!entity->in_model)
     release_slot (entity);
-  if (request->ex->service != NULL)
+  if (!request_abandoned (entity) || entity->record != NULL)
     console_event (entity);
   gg_a2g_decide_request_settled (request);
 }
@@ -131,18 +203,14 @@ settle_fallback (GgA2gDecideEntity *entity,
                  GgA2gFallback      code,
                  const char        *message)
 {
-  JsonObject *answer = json_object_new ();
   GgA2gService *service = service_of (entity);
 
-  if (entity->answer != NULL)
+  if (entity->settled)
     return;
-  json_object_set_string_member (answer, "entity", gg_a2g_json_string (entity->object, "entity"));
-  json_object_set_string_member (answer, "action", "FALLBACK");
-  json_object_set_string_member (answer, "code", gg_a2g_fallback_name (code));
-  if (message != NULL)
-    json_object_set_string_member (answer, "message", message);
-  entity->answer = answer;
-  if (service != NULL)
+  entity->settled = TRUE;
+  entity->code = code;
+  entity->message = g_strdup (message);
+  if (!request_abandoned (entity))
     gg_a2g_stats_fallback (service->stats, code);
   entity_settled (entity);
 }
@@ -165,12 +233,10 @@ settle_decision (GgA2gDecideEntity *entity,
 {
   GgA2gService *service = service_of (entity);
   GgA2gRecord *record;
-  JsonObject *answer;
 
-  if (entity->answer != NULL)
+  if (entity->settled)
     return;
   record = gg_a2g_record_new ();
-  answer = json_object_new ();
   record->decision_id = gg_a2g_decide_request_new_decision_id (entity->request);
   record->entity = g_strdup (entity->entry->entity);
   record->type = g_strdup (entity->entry->type->id);
@@ -178,17 +244,11 @@ settle_decision (GgA2gDecideEntity *entity,
   record->confidence = confidence;
   record->reason = g_strdup (reason);
   record->situation_key = g_strdup (entity->entry->situation_key);
-  json_object_set_string_member (answer, "entity", entity->entry->entity);
-  json_object_set_string_member (answer, "decision_id", record->decision_id);
-  json_object_set_string_member (answer, "action", action);
-  json_object_set_string_member (answer, "source", gg_a2g_source_name (source));
-  json_object_set_int_member (answer, "confidence", confidence);
-  json_object_set_int_member (answer, "ttl_ms", entity->entry->type->ttl_ms);
-  if (reason != NULL && *reason != '\0')
-    json_object_set_string_member (answer, "reason", reason);
-  entity->answer = answer;
+  entity->settled = TRUE;
+  entity->source = source;
   /* The records of the request are written together, before its answer. */
   gg_a2g_decide_request_add_record (entity->request, record);
+  entity->record = record;   /* borrowed: the request's records hold it as long as the entity lives */
   if (service != NULL)
     gg_a2g_stats_decision (service->stats, source);
   entity_settled (entity);
@@ -198,7 +258,7 @@ settle_decision (GgA2gDecideEntity *entity,
 static gboolean
 entity_goes_on (GgA2gDecideEntity *entity)
 {
-  if (entity->answer != NULL)
+  if (entity->settled)
     return FALSE;
   if (entity->timed_out || service_of (entity) == NULL ||
       g_cancellable_is_cancelled (entity->request->ex->cancellable))
@@ -213,7 +273,7 @@ entity_goes_on (GgA2gDecideEntity *entity)
 gboolean
 gg_a2g_decide_entity_waits (GgA2gDecideEntity *entity)
 {
-  return entity->answer == NULL && !entity->timed_out && entity->deadline_us > 0;
+  return !entity->settled && !entity->timed_out && entity->deadline_us > 0;
 }
 
 /** gg_a2g_decide_entity_cancel: @entity: an entity whose request is cancelled: its model call ends */
@@ -290,7 +350,7 @@ on_decided (GObject      *source,
         gg_a2g_stats_tokens (service->stats, input, output);
     }
   settle_budget (entity, input + output);
-  if (entity->answer != NULL)
+  if (entity->settled)
     return;
   if (decided == NULL)
     {
@@ -323,8 +383,8 @@ on_decided (GObject      *source,
                                             entity->request->ex->session->id : NULL);
       cached->manifest_hash = g_strdup (entity->request->manifest->hash);
       cached->type = g_strdup (entry->type->id);
-      cached->situation = json_node_init_object (json_node_alloc (), entry->quantised);
-      cached->legal_actions = json_node_init_array (json_node_alloc (), entry->sorted_actions);
+      cached->situation = json_node_init_object (json_node_alloc (), gg_a2g_entry_get_quantised (entry));
+      cached->legal_actions = json_node_init_array (json_node_alloc (), gg_a2g_entry_get_sorted_actions (entry));
       cached->action = g_strdup (decided->option);
       cached->confidence = decided->confidence;
       cached->reason = g_strdup (decided->reason);
@@ -363,7 +423,7 @@ on_situation (GObject      *source,
       return;
     }
   entity->decision = gg_decision_new (service->model, gg_a2g_prompt_instructions (), prompt,
-                                      entity->entry->legal_actions, &a2g_format);
+                                      gg_a2g_entry_get_legal_actions (entity->entry), &a2g_format);
   /* No tools; model errors are not retried (the deadline is short). */
   gg_agent_policy_init (&policy);
   policy.tool_choice = GG_TOOL_CHOICE_NONE;
@@ -613,9 +673,9 @@ gg_a2g_decide_entity_start (GgA2gDecideEntity *entity)
       settle_fallback (entity, GG_A2G_FALLBACK_INVALID, entity->invalid);
       return FALSE;
     }
-  if (json_array_get_length (entry->legal_actions) == 1)
+  if (entry->actions->len == 1)
     {
-      settle_decision (entity, GG_A2G_SOURCE_FORCED, json_array_get_string_element (entry->legal_actions, 0),
+      settle_decision (entity, GG_A2G_SOURCE_FORCED, ((GgA2gAction *) g_ptr_array_index (entry->actions, 0))->id,
                        100, NULL);
       return FALSE;
     }

@@ -16,7 +16,11 @@ struct _GgA2gDecideEntity {
   JsonObject *object;          /* the entry as sent (borrowed from the body) */
   GgA2gEntry *entry;           /* NULL when the entry is invalid */
   char *invalid;               /* why */
-  JsonObject *answer;          /* set once settled */
+  gboolean settled;            /* its answer is one of these: */
+  GgA2gRecord *record;         /* a decision's (borrowed: the request's records hold it) */
+  GgA2gSource source;          /* a decision's */
+  GgA2gFallback code;          /* a fallback's (record NULL) */
+  char *message;               /* a fallback's, nullable */
   GCancellable *cancellable;   /* the model call's: made with it */
   gint64 started_us;
   gint64 deadline_us;          /* monotonic; 0: none (settled at once) */
@@ -34,6 +38,8 @@ GgA2gDecideEntity *gg_a2g_decide_entity_new       (GgA2gDecideRequest *request,
                                                    JsonObject         *object,
                                                    gint64              default_deadline_ms);
 void               gg_a2g_decide_entity_free      (GgA2gDecideEntity *entity);
+void               gg_a2g_decide_entity_append_answer (GgA2gDecideEntity *entity,
+                                                       GString           *out);
 gboolean           gg_a2g_decide_entity_start     (GgA2gDecideEntity *entity);
 char              *gg_a2g_decide_entity_cache_key (GgA2gDecideEntity *entity);
 gboolean           gg_a2g_decide_entity_cached    (GgA2gDecideEntity *entity,

@@ -341,21 +341,25 @@ request_answer (GgA2gDecideRequest *request)
 {
   GgA2gExchange *ex = request->ex;
   GgA2gService *service = ex->service;
-  g_autoptr(JsonObject) reply = gg_a2g_reply_new ();
-  JsonArray *decisions = json_array_new ();
+  /* Sized once: an entry of the answer is rarely longer than this. */
+  GString *text = g_string_sized_new (64 + 256 * request->entities->len);
   g_autoptr(GBytes) bytes = NULL;
   gboolean answered = !g_cancellable_is_cancelled (ex->cancellable) && service != NULL;
-  char *text;
 
   request->answered = TRUE;
+  /* As gg_a2g_reply_new() and gg_json_object_to_string() would write it. */
+  g_string_append (text, "{\"a2g\":\"" GG_A2G_VERSION "\"");
   if (request->epoch != NULL)
-    json_object_set_member (reply, "epoch", json_node_copy (request->epoch));
+    g_string_append_printf (text, ",\"epoch\":%" G_GINT64_FORMAT, json_node_get_int (request->epoch));
+  g_string_append (text, ",\"decisions\":[");
   for (guint i = 0; i < request->entities->len; i++)
-    json_array_add_object_element (decisions,
-                                   json_object_ref (((GgA2gDecideEntity *) request->entities->pdata[i])->answer));
-  json_object_set_array_member (reply, "decisions", decisions);
-  text = gg_json_object_to_string (reply);
-  bytes = g_bytes_new_take (text, strlen (text));
+    {
+      if (i > 0)
+        g_string_append_c (text, ',');
+      gg_a2g_decide_entity_append_answer (g_ptr_array_index (request->entities, i), text);
+    }
+  g_string_append (text, "]}");
+  bytes = g_string_free_to_bytes (text);
   if (request->request_id != NULL && service != NULL)
     /* A cut-off answer is not one to replay. */
     gg_a2g_store_replay_finish_async (service->store, ex->session->client_id, request->request_id,

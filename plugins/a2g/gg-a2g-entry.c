@@ -37,10 +37,15 @@ gg_a2g_entry_free (GgA2gEntry *entry)
   g_free (entry->profile);
   g_clear_pointer (&entry->given, json_object_unref);
   g_clear_pointer (&entry->observations, json_object_unref);
+  if (entry->values != NULL)
+    for (guint i = 0; i < entry->values->len; i++)
+      g_free (g_array_index (entry->values, GgA2gQuantisedValue, i).owned);
+  g_clear_pointer (&entry->values, g_array_unref);
   g_clear_pointer (&entry->quantised, json_object_unref);
   g_clear_pointer (&entry->legal_actions, json_array_unref);
   g_clear_pointer (&entry->sorted_actions, json_array_unref);
   g_clear_pointer (&entry->actions, g_ptr_array_unref);
+  g_clear_pointer (&entry->sorted_ids, g_ptr_array_unref);
   g_free (entry->situation_key);
   g_free (entry);
 }
@@ -83,13 +88,14 @@ clean_string (const char *text,
 }
 
 /* Checks @value; sets its cleaned form in @clean and its quantised one in
- * @quantised (either may be NULL: not wanted). */
+ * @quantised (either may be NULL: not wanted). A string value of
+ * @quantised is borrowed from @value (an enum's) or owned by it. */
 static gboolean
-check_observation (GgA2gObservation *obs,
-                   JsonNode         *value,
-                   JsonObject       *clean,
-                   JsonObject       *quantised,
-                   GError          **error)
+check_observation (GgA2gObservation    *obs,
+                   JsonNode            *value,
+                   JsonObject          *clean,
+                   GgA2gQuantisedValue *quantised,
+                   GError             **error)
 {
   double number;
 
@@ -109,18 +115,18 @@ check_observation (GgA2gObservation *obs,
           gg_a2g_canonical_number (max, obs->max);
           return gg_a2g_invalid (error, "observations.%s: out of range [%s, %s]", obs->id, min->str, max->str);
         }
-      for (guint i = 0; i < 2; i++)
+      if (clean != NULL && obs->kind == GG_A2G_OBS_INTEGER)
+        json_object_set_int_member (clean, obs->id, (gint64) number);
+      else if (clean != NULL)
+        json_object_set_double_member (clean, obs->id, number);
+      if (quantised != NULL && obs->bucket > 0)
+        quantised->integer = (gint64) floor ((number - obs->min) / obs->bucket);
+      else if (quantised != NULL && obs->kind == GG_A2G_OBS_INTEGER)
+        quantised->integer = (gint64) number;
+      else if (quantised != NULL)
         {
-          JsonObject *out = i == 0 ? clean : quantised;
-
-          if (out == NULL)
-            continue;
-          if (out == quantised && obs->bucket > 0)
-            json_object_set_int_member (out, obs->id, (gint64) floor ((number - obs->min) / obs->bucket));
-          else if (obs->kind == GG_A2G_OBS_INTEGER)
-            json_object_set_int_member (out, obs->id, (gint64) number);
-          else
-            json_object_set_double_member (out, obs->id, number);
+          quantised->is_double = TRUE;
+          quantised->number = number;
         }
       return TRUE;
     case GG_A2G_OBS_BOOLEAN:
@@ -129,7 +135,7 @@ check_observation (GgA2gObservation *obs,
       if (clean != NULL)
         json_object_set_boolean_member (clean, obs->id, json_node_get_boolean (value));
       if (quantised != NULL)
-        json_object_set_boolean_member (quantised, obs->id, json_node_get_boolean (value));
+        quantised->integer = json_node_get_boolean (value) ? 1 : 0;
       return TRUE;
     case GG_A2G_OBS_ENUM:
       if (!JSON_NODE_HOLDS_VALUE (value) || json_node_get_value_type (value) != G_TYPE_STRING ||
@@ -138,7 +144,7 @@ check_observation (GgA2gObservation *obs,
       if (clean != NULL)
         json_object_set_string_member (clean, obs->id, json_node_get_string (value));
       if (quantised != NULL)
-        json_object_set_string_member (quantised, obs->id, json_node_get_string (value));
+        quantised->text = json_node_get_string (value); /* borrowed: the entry holds the observations (given) */
       return TRUE;
     case GG_A2G_OBS_STRING:
       if (!JSON_NODE_HOLDS_VALUE (value) || json_node_get_value_type (value) != G_TYPE_STRING)
@@ -149,7 +155,7 @@ check_observation (GgA2gObservation *obs,
         if (clean != NULL)
           json_object_set_string_member (clean, obs->id, text);
         if (quantised != NULL)
-          json_object_set_string_member (quantised, obs->id, text);
+          quantised->text = quantised->owned = g_steal_pointer (&text);
       }
       return TRUE;
     }
@@ -163,33 +169,70 @@ compare_strings (gconstpointer a,
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
+static int
+compare_values (gconstpointer a,
+                 gconstpointer b)
+{
+  return strcmp ((*(GgA2gQuantisedValue * const *) a)->obs->id, (*(GgA2gQuantisedValue * const *) b)->obs->id);
+}
+
+/* A quantised value as RFC 8785 writes it (as the JSON tree's form would). */
+static void
+append_value (GString             *out,
+              GgA2gQuantisedValue *value)
+{
+  if (value->text != NULL)
+    gg_json_canonical_append_string (out, value->text);
+  else if (value->obs->kind == GG_A2G_OBS_BOOLEAN)
+    g_string_append (out, value->integer != 0 ? "true" : "false");
+  else if (value->is_double || value->integer > (G_GINT64_CONSTANT (1) << 53) ||
+           value->integer < -(G_GINT64_CONSTANT (1) << 53))
+    /* Past 2^53 a JSON integer is written as the double it rounds to. */
+    gg_a2g_canonical_number (out, value->is_double ? value->number : (double) value->integer);
+  else
+    g_string_append_printf (out, "%" G_GINT64_FORMAT, value->integer);
+}
+
 /* The canonical JSON (RFC 8785) of {manifest, context, profile, type,
  * observations, legal_actions}, written as it comes rather than built as a
- * tree: the members in their canonical order (UTF-16 order of the names),
- * the values through plugin-api's canonical writer. Replicas share cache
- * entries and /v1/policy exports these keys: test-a2g-situation-key pins
- * them to the tree's form. */
+ * tree: the members in their canonical order (UTF-16 order of the names;
+ * observation ids are ASCII, so byte order), the values as plugin-api's
+ * canonical writer writes them. Replicas share cache entries and
+ * /v1/policy exports these keys: test-a2g-situation-key pins them to the
+ * tree's form. */
 static char *
 situation_key (GgA2gEntry    *entry,
                GgA2gManifest *manifest,
                GgA2gContext  *context)
 {
   g_autoptr(GString) text = g_string_sized_new (512);
-  g_autoptr(JsonNode) observations = json_node_init_object (json_node_alloc (), entry->quantised);
+  /* At most 32 (the manifest's MAX_OBSERVATIONS): on the stack. */
+  GgA2gQuantisedValue **by_id = g_newa (GgA2gQuantisedValue *, MAX (entry->values->len, 1));
+
   g_string_append (text, "{\"context\":");
   gg_json_canonical_append_string (text, context->hash);
   g_string_append (text, ",\"legal_actions\":[");
-  for (guint i = 0; i < json_array_get_length (entry->sorted_actions); i++)
+  for (guint i = 0; i < entry->sorted_ids->len; i++)
     {
       if (i > 0)
         g_string_append_c (text, ',');
-      gg_json_canonical_append_string (text, json_array_get_string_element (entry->sorted_actions, i));
+      gg_json_canonical_append_string (text, g_ptr_array_index (entry->sorted_ids, i));
     }
   g_string_append (text, "],\"manifest\":");
   gg_json_canonical_append_string (text, manifest->hash);
-  g_string_append (text, ",\"observations\":");
-  gg_json_canonical_append (text, observations);
-  g_string_append (text, ",\"profile\":");
+  g_string_append (text, ",\"observations\":{");
+  for (guint i = 0; i < entry->values->len; i++)
+    by_id[i] = &g_array_index (entry->values, GgA2gQuantisedValue, i);
+  qsort (by_id, entry->values->len, sizeof *by_id, compare_values);
+  for (guint i = 0; i < entry->values->len; i++)
+    {
+      if (i > 0)
+        g_string_append_c (text, ',');
+      gg_json_canonical_append_string (text, by_id[i]->obs->id);
+      g_string_append_c (text, ':');
+      append_value (text, by_id[i]);
+    }
+  g_string_append (text, "},\"profile\":");
   if (entry->profile_text != NULL)
     gg_json_canonical_append_string (text, entry->profile_text);
   else
@@ -220,7 +263,6 @@ gg_a2g_entry_parse (GgA2gManifest *manifest,
                     GError       **error)
 {
   g_autoptr(GgA2gEntry) entry = g_new0 (GgA2gEntry, 1);
-  g_autoptr(GPtrArray) sorted = g_ptr_array_new ();
   JsonNode *observations = json_object_get_member (object, "observations");
   JsonNode *actions = json_object_get_member (object, "legal_actions");
   JsonNode *deadline = json_object_get_member (object, "deadline_ms");
@@ -245,10 +287,9 @@ gg_a2g_entry_parse (GgA2gManifest *manifest,
       return NULL;
     }
   entry->entity = g_strdup (json_node_get_string (entity));
-  entry->quantised = json_object_new ();
-  entry->legal_actions = json_array_new ();
-  entry->sorted_actions = json_array_new ();
+  entry->values = g_array_sized_new (FALSE, TRUE, sizeof (GgA2gQuantisedValue), entry->type->observations->len);
   entry->actions = g_ptr_array_new ();
+  entry->sorted_ids = g_ptr_array_new ();
 
   if (observations != NULL && !JSON_NODE_HOLDS_NULL (observations))
     {
@@ -263,15 +304,19 @@ gg_a2g_entry_parse (GgA2gManifest *manifest,
       /* Manifest order; keys the manifest does not know are dropped. The
        * cleaned observations are made for a prompt only (a cache hit
        * needs the quantised ones alone). */
+      entry->given = json_object_ref (given);
       for (guint i = 0; i < entry->type->observations->len; i++)
         {
           GgA2gObservation *obs = g_ptr_array_index (entry->type->observations, i);
           JsonNode *value = json_object_get_member (given, obs->id);
+          GgA2gQuantisedValue quantised = { .obs = obs };
 
-          if (value != NULL && !check_observation (obs, value, NULL, entry->quantised, error))
+          if (value == NULL)
+            continue;
+          if (!check_observation (obs, value, NULL, &quantised, error))
             return NULL;
+          g_array_append_val (entry->values, quantised);
         }
-      entry->given = json_object_ref (given);
     }
 
   if (actions == NULL || !JSON_NODE_HOLDS_ARRAY (actions) || json_array_get_length (json_node_get_array (actions)) == 0)
@@ -294,19 +339,16 @@ gg_a2g_entry_parse (GgA2gManifest *manifest,
           return NULL;
         }
       /* A handful of actions: a scan beats a hash table. */
-      for (guint j = 0; j < sorted->len; j++)
-        if (strcmp (g_ptr_array_index (sorted, j), id) == 0)
+      for (guint j = 0; j < entry->sorted_ids->len; j++)
+        if (strcmp (g_ptr_array_index (entry->sorted_ids, j), id) == 0)
           {
             gg_a2g_invalid (error, "legal_actions[%u]: duplicate action", i);
             return NULL;
           }
-      json_array_add_string_element (entry->legal_actions, id);
       g_ptr_array_add (entry->actions, action);
-      g_ptr_array_add (sorted, (gpointer) id);
+      g_ptr_array_add (entry->sorted_ids, action->id);
     }
-  g_ptr_array_sort (sorted, compare_strings);
-  for (guint i = 0; i < sorted->len; i++)
-    json_array_add_string_element (entry->sorted_actions, g_ptr_array_index (sorted, i));
+  g_ptr_array_sort (entry->sorted_ids, compare_strings);
 
   entry->deadline_ms = default_deadline_ms;
   if (deadline != NULL && !JSON_NODE_HOLDS_NULL (deadline))
@@ -363,6 +405,78 @@ gg_a2g_entry_get_observations (GgA2gEntry *entry)
         check_observation (obs, value, entry->observations, NULL, NULL);
     }
   return entry->observations;
+}
+
+/**
+ * gg_a2g_entry_get_quantised:
+ * @entry: an entry
+ *
+ * Returns: (transfer none): the quantised observations as the cache key
+ *   sees them, in manifest order (made when first asked for: a cache
+ *   entry's situation)
+ */
+JsonObject *
+gg_a2g_entry_get_quantised (GgA2gEntry *entry)
+{
+  if (entry->quantised != NULL)
+    return entry->quantised;
+  entry->quantised = json_object_new ();
+  for (guint i = 0; i < entry->values->len; i++)
+    {
+      GgA2gQuantisedValue *value = &g_array_index (entry->values, GgA2gQuantisedValue, i);
+
+      if (value->text != NULL)
+        json_object_set_string_member (entry->quantised, value->obs->id, value->text);
+      else if (value->obs->kind == GG_A2G_OBS_BOOLEAN)
+        json_object_set_boolean_member (entry->quantised, value->obs->id, value->integer != 0);
+      else if (value->is_double)
+        json_object_set_double_member (entry->quantised, value->obs->id, value->number);
+      else
+        json_object_set_int_member (entry->quantised, value->obs->id, value->integer);
+    }
+  return entry->quantised;
+}
+
+static JsonArray *
+ids_array (GPtrArray *ids,
+           gboolean   of_actions)
+{
+  JsonArray *array = json_array_sized_new (ids->len);
+
+  for (guint i = 0; i < ids->len; i++)
+    json_array_add_string_element (array, of_actions ? ((GgA2gAction *) g_ptr_array_index (ids, i))->id :
+                                                       (const char *) g_ptr_array_index (ids, i));
+  return array;
+}
+
+/**
+ * gg_a2g_entry_get_legal_actions:
+ * @entry: an entry
+ *
+ * Returns: (transfer none): the legal action ids in request order (made
+ *   when first asked for: a model call's options)
+ */
+JsonArray *
+gg_a2g_entry_get_legal_actions (GgA2gEntry *entry)
+{
+  if (entry->legal_actions == NULL)
+    entry->legal_actions = ids_array (entry->actions, TRUE);
+  return entry->legal_actions;
+}
+
+/**
+ * gg_a2g_entry_get_sorted_actions:
+ * @entry: an entry
+ *
+ * Returns: (transfer none): the legal action ids sorted (made when first
+ *   asked for: a cache entry's)
+ */
+JsonArray *
+gg_a2g_entry_get_sorted_actions (GgA2gEntry *entry)
+{
+  if (entry->sorted_actions == NULL)
+    entry->sorted_actions = ids_array (entry->sorted_ids, FALSE);
+  return entry->sorted_actions;
 }
 
 /**

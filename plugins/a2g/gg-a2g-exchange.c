@@ -42,12 +42,13 @@ respond_json (SoupServerMessage *msg,
               guint              status,
               GBytes            *body)
 {
-  gsize length;
-  gconstpointer data = g_bytes_get_data (body, &length);
+  SoupMessageBody *response = soup_server_message_get_response_body (msg);
 
   set_common_headers (msg, "application/json");
   soup_server_message_set_status (msg, status, NULL);
-  soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY, data, length);
+  /* The body as it is, not a copy (a decide answer is one buffer). */
+  soup_message_body_truncate (response);
+  soup_message_body_append_bytes (response, body);
 }
 
 GBytes *

@@ -117,13 +117,12 @@ gg_a2g_prompt_new (GgA2gEntry    *entry,
           else
             json_array_unref (recent);
         }
-      for (guint i = 0; i < json_array_get_length (entry->legal_actions); i++)
+      for (guint i = 0; i < entry->actions->len; i++)
         {
-          const char *id = json_array_get_string_element (entry->legal_actions, i);
           GgA2gAction *action = g_ptr_array_index (entry->actions, i);
           JsonObject *item = json_object_new ();
 
-          json_object_set_string_member (item, "id", id);
+          json_object_set_string_member (item, "id", action->id);
           if (level < NO_DESCRIPTIONS && action->description != NULL)
             json_object_set_string_member (item, "description", action->description);
           json_array_add_object_element (actions, item);

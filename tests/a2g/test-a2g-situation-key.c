@@ -73,8 +73,8 @@ tree_key (GgA2gEntry *entry)
   else
     json_object_set_null_member (key, "profile");
   json_object_set_string_member (key, "type", entry->type->id);
-  json_object_set_object_member (key, "observations", json_object_ref (entry->quantised));
-  json_object_set_array_member (key, "legal_actions", json_array_ref (entry->sorted_actions));
+  json_object_set_object_member (key, "observations", json_object_ref (gg_a2g_entry_get_quantised (entry)));
+  json_object_set_array_member (key, "legal_actions", json_array_ref (gg_a2g_entry_get_sorted_actions (entry)));
   node = json_node_init_object (json_node_alloc (), key);
   text = gg_json_canonical_string (node);
   return gg_a2g_sha256_hex (text, -1);

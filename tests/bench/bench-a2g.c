@@ -2,8 +2,8 @@
  * load from a load generator on this machine (bench-a2g-http.c: raw
  * sockets, one thread, CONNECTIONS connections):
  *
- *   - decide requests per second and p50/p99 for cache hits (16 entities and
- *     1 entity per request) and forced decisions, each side by side with a
+ *   - decide requests per second and p50/p99 for cache hits (16 entities,
+ *     each in its own situation, and 1 entity per request) and forced decisions, each side by side with a
  *     bare libsoup server answering the same answer as a fixed 200 JSON (the
  *     limit; aim: at least 50% of it),
  *   - scripted-model decisions per second (cache off, 16 per request),
@@ -73,9 +73,6 @@ static const char MANIFEST[] =
   "\"inner_ring\":{\"text\":\"Patrols arrive within 20 seconds.\"}},"
   "\"profiles\":{\"coward\":{\"text\":\"Values its own life above loot.\"},"
   "\"veteran\":{\"text\":\"Has survived many raids; calm and calculating.\"}}}";
-
-static const char PIRATE_OBSERVATIONS[] =
-  "{\"hp\":35,\"target_distance\":900,\"allies_near\":0,\"cargo_seen\":\"medicine\",\"cornered\":false}";
 
 /* GG_BENCH_ONLY: a part of the labels of the rows to run; unset: all. */
 static gboolean
@@ -252,21 +249,31 @@ session_open (BenchHttpConnection *conn,
     }
 }
 
-/* A decide body: @n entities of @type (pirate or trader) with @legal. */
+/* A decide body: @n entities of @type (pirate or trader) with @legal, each
+ * in a situation of its own (distinct after the manifest's buckets), as a
+ * game sends them: a squad is never 16 copies of one pirate. */
 static char *
 decide_body (const char *client_id,
              guint       n,
              const char *type,
              const char *legal)
 {
+  static const char *const cargo[] = { "none", "ore", "medicine", "weapons" };
   GString *body = g_string_new (NULL);
 
   g_string_append_printf (body, "{\"client_id\":\"%s\",\"epoch\":1,\"entities\":[", client_id);
   for (guint i = 0; i < n; i++)
-    g_string_append_printf (body, "%s{\"entity\":\"%s-%u\",\"type\":\"%s\",\"observations\":%s,"
-                            "\"legal_actions\":%s}",
-                            i > 0 ? "," : "", type, i + 1, type,
-                            strcmp (type, "pirate") == 0 ? PIRATE_OBSERVATIONS : "{\"hp\":50}", legal);
+    {
+      g_string_append_printf (body, "%s{\"entity\":\"%s-%u\",\"type\":\"%s\",", i > 0 ? "," : "", type, i + 1, type);
+      if (strcmp (type, "pirate") == 0)
+        g_string_append_printf (body, "\"profile\":\"%s\",\"observations\":{\"hp\":%u,\"target_distance\":%u,"
+                                "\"allies_near\":%u,\"cargo_seen\":\"%s\",\"cornered\":%s},",
+                                i % 2 == 0 ? "coward" : "veteran", (i % 10) * 10 + 5, ((i * 7) % 21) * 250 + 40,
+                                (i * 5) % 17, cargo[i % 4], i % 2 == 1 ? "true" : "false");
+      else
+        g_string_append_printf (body, "\"observations\":{\"hp\":%u},", 50 + i);
+      g_string_append_printf (body, "\"legal_actions\":%s}", legal);
+    }
   g_string_append (body, "]}");
   return g_string_free (body, FALSE);
 }

@@ -73,7 +73,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
       g_assert_true (error->message[0] != '\0');
       return 0;
     }
-  g_assert_cmpuint (json_array_get_length (entry->legal_actions), >, 0);
+  g_assert_cmpuint (entry->actions->len, >, 0);
   key = gg_a2g_entry_cache_key (entry, "s1");
   g_assert_nonnull (key);
   prompt = gg_a2g_prompt_new (entry, manifest, context, NULL, NULL, &tokens);
