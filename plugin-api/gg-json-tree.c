@@ -10,7 +10,8 @@
  * stack, as deep as the limit allows), and makes the very tree json-glib
  * would: integers that fit a gint64 as G_TYPE_INT64, every other number
  * as a double, a repeated member replacing the earlier one's value in its
- * place. fuzz-json-tree holds it to json-glib's tree on any input.
+ * place, every node's parent set. fuzz-json-tree holds it to json-glib's
+ * tree on any input.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -153,6 +154,9 @@ place (GArray    *stack,
       return;
     }
   top = &g_array_index (stack, Frame, stack->len - 1);
+  /* As json-glib's parser does: a caller may walk up with
+   * json_node_get_parent(). */
+  json_node_set_parent (value, top->node);
   if (JSON_NODE_HOLDS_ARRAY (top->node))
     json_array_add_element (json_node_get_array (top->node), value);
   else

@@ -1,8 +1,8 @@
 /* fuzz-json-tree.c: the tree gg_json_parse() builds (gg-json-tree.c, from
  * the text its strict scan accepted) against the tree json-glib's own
  * parser builds from the same text, on any bytes: the same node types,
- * value types (gint64 or double), strings, numbers bit for bit and
- * members in the same order. An integer beyond gint64 is the one place
+ * value types (gint64 or double), strings, numbers bit for bit, members
+ * in the same order and each node's parent. An integer beyond gint64 is the one place
  * they differ on purpose (json-glib wraps it silently, gamegate reads a
  * double): a document with one is compared after json-glib reads it with
  * ".0" appended, as gg_json_parse() once handed it over.
@@ -15,6 +15,16 @@
 #include <gamegate.h>
 
 #include "fuzz-common.h"
+
+/* Whether @x's parent is @a exactly when @y's is @b. */
+static gboolean
+same_parent (JsonNode *x,
+             JsonNode *a,
+             JsonNode *y,
+             JsonNode *b)
+{
+  return (json_node_get_parent (x) == a) == (json_node_get_parent (y) == b);
+}
 
 static gboolean
 same_tree (JsonNode *a,
@@ -47,7 +57,8 @@ same_tree (JsonNode *a,
         if (json_array_get_length (x) != json_array_get_length (y))
           return FALSE;
         for (guint i = 0; i < json_array_get_length (x); i++)
-          if (!same_tree (json_array_get_element (x, i), json_array_get_element (y, i)))
+          if (!same_parent (json_array_get_element (x, i), a, json_array_get_element (y, i), b) ||
+              !same_tree (json_array_get_element (x, i), json_array_get_element (y, i)))
             return FALSE;
         return TRUE;
       }
@@ -64,7 +75,7 @@ same_tree (JsonNode *a,
         json_object_iter_init_ordered (&j, y);
         while (json_object_iter_next_ordered (&i, &name_x, &member_x))
           if (!json_object_iter_next_ordered (&j, &name_y, &member_y) || strcmp (name_x, name_y) != 0 ||
-              !same_tree (member_x, member_y))
+              !same_parent (member_x, a, member_y, b) || !same_tree (member_x, member_y))
             return FALSE;
         return TRUE;
       }
