@@ -4,7 +4,8 @@
  * leading-zero numbers, raw control characters, silently wrapped 64-bit
  * integers) and recursive, so every document first goes through a strict,
  * iterative RFC 8259 scan here that also enforces the depth limit. Only
- * documents that pass reach json-glib, which then builds the tree.
+ * documents that pass reach json-glib, which then builds the tree; first
+ * of all, _gg_json_build() (gg-json-build.c) tries to do both at once.
  *
  * gg_json_parse_salvage() reads what a refused document shows before its
  * first error, so that a protocol can answer a broken message by its id.
@@ -541,6 +542,12 @@ gg_json_parse (const char *data,
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   scanner_init (&s, data, &length, &max_depth);
+
+  /* Strict documents, nearly all of them, are built in one pass; the
+   * others are scanned below for the error to report. */
+  root = _gg_json_build (s.data, s.length, max_depth);
+  if (root != NULL)
+    return root;
 
   /* Also refuses embedded NUL bytes. */
   if (!g_utf8_validate_len (s.data, s.length, &end))

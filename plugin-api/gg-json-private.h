@@ -46,6 +46,12 @@ gboolean  _gg_json_node_is_integral (JsonNode *node);
 int       _gg_json_number_compare (JsonNode *a,
                                    JsonNode *b);
 
+/* gg-json-build.c: strict JSON straight into a tree, or NULL (then the
+ * caller's slower path explains the error). */
+JsonNode *_gg_json_build (const char *data,
+                          gsize       length,
+                          guint       max_depth);
+
 /* gg-json-canonical.c: RFC 8785 pieces for writers that build on them. */
 void      _gg_json_canonical_number (GString *out,
                                      double   value);
