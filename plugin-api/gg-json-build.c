@@ -34,36 +34,13 @@ skip_space (Builder *b)
     b->p++;
 }
 
-static int
-hex_digit (char c)
-{
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 static gboolean
 read_hex4 (Builder *b,
-           gunichar *value)
+           guint   *value)
 {
-  gunichar v = 0;
-
-  if (b->end - b->p < 4)
+  if (!_gg_json_read_hex4 (b->p, (gsize) (b->end - b->p), value))
     return FALSE;
-  for (int i = 0; i < 4; i++)
-    {
-      int h = hex_digit (b->p[i]);
-
-      if (h < 0)
-        return FALSE;
-      v = (v << 4) | (gunichar) h;
-    }
   b->p += 4;
-  *value = v;
   return TRUE;
 }
 
@@ -111,7 +88,7 @@ read_string (Builder *b)
         case 't': g_string_append_c (b->scratch, '\t'); break;
         case 'u':
           {
-            gunichar cp, low;
+            guint cp, low;
 
             if (!read_hex4 (b, &cp) || cp == 0 || (cp >= 0xDC00 && cp <= 0xDFFF))
               return FALSE;
@@ -248,17 +225,16 @@ read_value_start (Builder *b)
       json_node_set_string (node, b->scratch->str);
       return node;
     case 't':
-      if (!read_literal (b, "true", 4))
-        return NULL;
-      node = json_node_new (JSON_NODE_VALUE);
-      json_node_set_boolean (node, TRUE);
-      return node;
     case 'f':
-      if (!read_literal (b, "false", 5))
-        return NULL;
-      node = json_node_new (JSON_NODE_VALUE);
-      json_node_set_boolean (node, FALSE);
-      return node;
+      {
+        gboolean value = *b->p == 't';
+
+        if (!read_literal (b, value ? "true" : "false", value ? 4 : 5))
+          return NULL;
+        node = json_node_new (JSON_NODE_VALUE);
+        json_node_set_boolean (node, value);
+        return node;
+      }
     case 'n':
       if (!read_literal (b, "null", 4))
         return NULL;

@@ -46,6 +46,13 @@ gboolean  _gg_json_node_is_integral (JsonNode *node);
 int       _gg_json_number_compare (JsonNode *a,
                                    JsonNode *b);
 
+/* gg-json-parse.c: a hex digit's value (-1: none); a \u escape's four
+ * digits at @p, @available bytes there. */
+int       _gg_json_hex_value (char c);
+gboolean  _gg_json_read_hex4 (const char *p,
+                              gsize       available,
+                              guint      *value);
+
 /* gg-json-build.c: strict JSON straight into a tree, or NULL (then the
  * caller's slower path explains the error). */
 JsonNode *_gg_json_build (const char *data,
