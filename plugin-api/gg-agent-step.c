@@ -209,15 +209,20 @@ fit_context (GgAgentTurn  *self,
     history_bytes += g_array_index (self->history_bytes, gsize, i);
 
   tokens = (gint64) ((bytes + history_bytes + 3) / 4);
-  while (tokens > budget && self->policy.trim_history && self->trim_start < self->history->len)
+  if (tokens > budget && self->policy.trim_history && self->trim_start < self->history->len)
     {
-      guint end = self->trim_start + 1;
+      guint cut = self->trim_start + 1;
 
-      while (end < self->history->len && !is_user_entry (g_ptr_array_index (self->history, end)))
-        end++;
-      for (guint i = self->trim_start; i < end; i++)
-        history_bytes -= g_array_index (self->history_bytes, gsize, i);
-      self->trim_start = end;
+      /* Whole turns go, oldest first, until the rest fits: the cut is the
+       * first turn's start (a user entry) at or past the first entry from
+       * which the rest would fit. Found by the sizes first, so that a long
+       * session's roles are not read on every step. */
+      history_bytes -= g_array_index (self->history_bytes, gsize, self->trim_start);
+      while (cut < self->history->len && (gint64) ((bytes + history_bytes + 3) / 4) > budget)
+        history_bytes -= g_array_index (self->history_bytes, gsize, cut++);
+      while (cut < self->history->len && !is_user_entry (g_ptr_array_index (self->history, cut)))
+        history_bytes -= g_array_index (self->history_bytes, gsize, cut++);
+      self->trim_start = cut;
       tokens = (gint64) ((bytes + history_bytes + 3) / 4);
     }
 

@@ -58,8 +58,9 @@ scanner_error (Scanner    *s,
                "JSON parse error at line %u, column %u: %s", line, column, what);
 }
 
-static int
-hex_value (char c)
+/* The value of a hex digit, -1 for anything else. */
+int
+_gg_json_hex_value (char c)
 {
   if (c >= '0' && c <= '9')
     return c - '0';
@@ -70,23 +71,35 @@ hex_value (char c)
   return -1;
 }
 
-static gboolean
-scan_hex4 (Scanner *s,
-           guint   *value)
+/* The four hex digits of a \u escape at @p (@available bytes there). */
+gboolean
+_gg_json_read_hex4 (const char *p,
+                    gsize       available,
+                    guint      *value)
 {
   guint v = 0;
 
-  if (s->length - s->pos < 4)
+  if (available < 4)
     return FALSE;
   for (int i = 0; i < 4; i++)
     {
-      int h = hex_value (s->data[s->pos + i]);
+      int h = _gg_json_hex_value (p[i]);
+
       if (h < 0)
         return FALSE;
       v = (v << 4) | (guint) h;
     }
-  s->pos += 4;
   *value = v;
+  return TRUE;
+}
+
+static gboolean
+scan_hex4 (Scanner *s,
+           guint   *value)
+{
+  if (!_gg_json_read_hex4 (s->data + s->pos, s->length - s->pos, value))
+    return FALSE;
+  s->pos += 4;
   return TRUE;
 }
 

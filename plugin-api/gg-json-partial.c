@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "gg-json-partial-private.h"
+#include "gg-json-private.h"
 
 typedef enum {
   EXPECT_VALUE,      /* top level, after '[' or ',' in an array, after ':' */
@@ -43,18 +44,6 @@ mark (Scan    *s,
   s->cut_depth = s->stack->len;
   s->cut_in_string = in_string;
   s->have_cut = TRUE;
-}
-
-static int
-hex_value (char c)
-{
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
 }
 
 /* The length of the UTF-8 sequence a lead byte starts, 0 when invalid. */
@@ -114,13 +103,13 @@ scan_string (Scan     *s,
                 {
                   /* Check what is there so far, so garbage fails early. */
                   for (gsize k = i + 2; k < s->length; k++)
-                    if (hex_value (s->text[k]) < 0)
+                    if (_gg_json_hex_value (s->text[k]) < 0)
                       return FALSE;
                   break;
                 }
               for (gsize k = i + 2; k < i + 6; k++)
                 {
-                  int h = hex_value (s->text[k]);
+                  int h = _gg_json_hex_value (s->text[k]);
                   if (h < 0)
                     return FALSE;
                   unit = unit * 16 + (guint) h;

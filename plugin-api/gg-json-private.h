@@ -51,6 +51,14 @@ gboolean  _gg_json_node_is_integral (JsonNode *node);
 int       _gg_json_number_compare (JsonNode *a,
                                    JsonNode *b);
 
+/* gg-json-parse.c: a hex digit's value (-1: none); a \u escape's four
+ * digits at @p, @available bytes there. */
+int       _gg_json_hex_value (char c);
+gboolean  _gg_json_read_hex4 (const char *p,
+                              gsize       available,
+                              guint      *value);
+
+
 /* gg-json-canonical.c: RFC 8785 pieces for writers that build on them. */
 void      _gg_json_canonical_number (GString *out,
                                      double   value);

@@ -40,17 +40,13 @@ skip_space (Reader *r)
     r->p++;
 }
 
+/* Four hex digits the scan has checked. */
 static guint
 hex4 (const char *p)
 {
   guint value = 0;
 
-  for (guint i = 0; i < 4; i++)
-    {
-      char c = p[i];
-
-      value = value * 16 + (guint) (c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c - 'A' + 10);
-    }
+  _gg_json_read_hex4 (p, 4, &value);
   return value;
 }
 

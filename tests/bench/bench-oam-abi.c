@@ -8,7 +8,8 @@
  *     median), beside spawning `gamegate oam`,
  *   - scripted turns with one client tool round answered at once (in the
  *     callback through the ABI), pipelined across 64 sessions, and one
- *     turn at a time (p50).
+ *     turn at a time (p50), in one long session (its history's cost shows)
+ *     and in sessions of 25 turns (the turn's own cost).
  *
  * Prints a table; asserts nothing about speed.
  *
@@ -34,6 +35,7 @@
 #define TURN_ROUNDS    40     /* of 64 sessions x 8 turns: 20,480 turns */
 #define TURNS_SHORT    8
 #define SINGLE_TURNS   2000
+#define SHORT_SESSION  25     /* turns per session, one turn at a time */
 
 typedef struct {
   pthread_mutex_t lock;
@@ -342,27 +344,39 @@ abi_turns (guint rounds, guint sessions, guint per_session)
   return rounds * sessions * per_session / ((last - t0) / 1e9);
 }
 
+/* One turn at a time, @per_session turns per session (the session made
+ * and deleted untimed): a session of all SINGLE_TURNS turns shows a long
+ * history's cost, short ones the turn's own. */
 static double
-abi_single_turn_p50 (void)
+abi_single_turn_p50 (guint per_session)
 {
   g_autoptr(GString) script = g_string_new (NULL);
   g_autoptr(GString) lines = g_string_new (NULL);
   double *us = g_new (double, SINGLE_TURNS);
+  guint expected = 0;
   double p50;
   Run run;
 
   run_init (&run);
-  oam_bench_turn_script (script, SINGLE_TURNS);
-  oam_bench_append_create (lines, 0, 0, script->str);
-  send_all (run.bridge, lines);
-  run_wait (&run, 1);
+  oam_bench_turn_script (script, per_session);
   for (guint i = 0; i < SINGLE_TURNS; i++)
     {
-      gint64 t0 = now_ns ();
+      guint session = i / per_session;
+      gint64 t0;
 
-      oam_bench_append_respond (lines, i, 0, 0);
+      if (i % per_session == 0)
+        {
+          if (i > 0)
+            oam_bench_append_delete (lines, 0, session - 1);
+          oam_bench_append_create (lines, 0, session, script->str);
+          send_all (run.bridge, lines);
+          expected += i > 0 ? 2 : 1;
+          run_wait (&run, expected);
+        }
+      t0 = now_ns ();
+      oam_bench_append_respond (lines, i, 0, session);
       send_all (run.bridge, lines);
-      us[i] = (run_wait (&run, i + 2) - t0) / 1e3;
+      us[i] = (run_wait (&run, ++expected) - t0) / 1e3;
     }
   run_clear (&run);
   p50 = percentiles (us, SINGLE_TURNS).p50;
@@ -371,22 +385,29 @@ abi_single_turn_p50 (void)
 }
 
 static double
-stdio_single_turn_p50 (void)
+stdio_single_turn_p50 (guint per_session)
 {
   g_autoptr(GString) script = g_string_new (NULL);
   double *us = g_new (double, SINGLE_TURNS);
   Bridge *bridge = bridge_spawn (NULL);
   double p50;
 
-  oam_bench_turn_script (script, SINGLE_TURNS);
-  oam_bench_append_create (bridge->to_send, 0, 0, script->str);
-  wait_responses (bridge, 1);
+  oam_bench_turn_script (script, per_session);
   for (guint i = 0; i < SINGLE_TURNS; i++)
     {
-      gint64 t0 = now_ns ();
+      guint session = i / per_session;
       TurnRun run = { 1, 0 };
+      gint64 t0;
 
-      oam_bench_append_respond (bridge->to_send, i, 0, 0);
+      if (i % per_session == 0)
+        {
+          if (i > 0)
+            oam_bench_append_delete (bridge->to_send, 0, session - 1);
+          oam_bench_append_create (bridge->to_send, 0, session, script->str);
+          wait_responses (bridge, i > 0 ? 2 : 1);
+        }
+      t0 = now_ns ();
+      oam_bench_append_respond (bridge->to_send, i, 0, session);
       if (!bridge_pump (bridge, answer_tools, &run))
         exit (1);
       us[i] = (now_ns () - t0) / 1e3;
@@ -401,6 +422,7 @@ int
 main (int argc, char **argv)
 {
   double abi_pings, stdio_pings, destroy_p50, abi_turn_rate, stdio_turn_rate, abi_turn, stdio_turn;
+  double abi_short_turn, stdio_short_turn;
   Percentiles abi_rtt, blocking_rtt, stdio_rtt, create, spawn;
 
   signal (SIGPIPE, SIG_IGN);
@@ -413,8 +435,10 @@ main (int argc, char **argv)
   spawn = stdio_spawn_to_initialize ();
   abi_turn_rate = abi_turns (TURN_ROUNDS, SESSIONS, TURNS_SHORT);
   stdio_turn_rate = stdio_bench_turns (TURN_ROUNDS, SESSIONS, TURNS_SHORT);
-  abi_turn = abi_single_turn_p50 ();
-  stdio_turn = stdio_single_turn_p50 ();
+  abi_turn = abi_single_turn_p50 (SINGLE_TURNS);
+  stdio_turn = stdio_single_turn_p50 (SINGLE_TURNS);
+  abi_short_turn = abi_single_turn_p50 (SHORT_SESSION);
+  stdio_short_turn = stdio_single_turn_p50 (SHORT_SESSION);
 
   printf ("oam C ABI (libgamegate-oam %s) beside stdio (%s)\n", oam_version (), gamegate_bin ());
   printf ("%-50s %13s %13s %8s %16s\n", "measure", "C ABI", "stdio", "ratio", "aim");
@@ -432,7 +456,9 @@ main (int argc, char **argv)
   printf ("%-50s %10.2f ms\n", "  oam_bridge_destroy() median", destroy_p50);
   printf ("%-50s %11.0f/s %11.0f/s %7.2fx\n", "respond + 1 tool round (64 sessions x 8 turns)",
           abi_turn_rate, stdio_turn_rate, abi_turn_rate / stdio_turn_rate);
-  printf ("%-50s %10.1f us %10.1f us %7.2fx\n", "  one turn at a time, p50 (" G_STRINGIFY (SINGLE_TURNS) ")",
+  printf ("%-50s %10.1f us %10.1f us %7.2fx\n", "  one turn at a time, p50 (one " G_STRINGIFY (SINGLE_TURNS) "-turn session)",
           abi_turn, stdio_turn, stdio_turn / abi_turn);
+  printf ("%-50s %10.1f us %10.1f us %7.2fx\n", "  one turn at a time, p50 (sessions of " G_STRINGIFY (SHORT_SESSION) " turns)",
+          abi_short_turn, stdio_short_turn, stdio_short_turn / abi_short_turn);
   return 0;
 }

@@ -1,5 +1,5 @@
 /* test-agent-turn-history.c: the agent loop trimming the history to the model's context
- * and remembering what it trimmed.
+ * and remembering what it trimmed, cutting at the first turn from which the rest fits.
  * Driven by the fake model of tests/common/gg-test-model.h and by the real
  * scripted model plugin, through the helpers of agent-turn-test.h.
  *
@@ -194,6 +194,95 @@ test_trimming_remembered (void)
   gg_agent_policy_clear (&policy);
 }
 
+/* Turns of uneven length (1 to 4 entries, texts of uneven size). */
+static JsonArray *
+uneven_history (void)
+{
+  static const char *const roles[] = { "assistant", "tool", "assistant" };
+  JsonArray *history = json_array_new ();
+
+  for (guint turn = 0; turn < 30; turn++)
+    {
+      guint extra = (turn * 7) % 4;
+
+      for (guint i = 0; i <= extra; i++)
+        {
+          JsonObject *entry = json_object_new ();
+          g_autofree char *text = g_strnfill (20 + (turn * 37 + i * 91) % 300, 'y');
+
+          json_object_set_string_member (entry, "role", i == 0 ? "user" : roles[i - 1]);
+          if (i > 0 && g_str_equal (roles[i - 1], "tool"))
+            {
+              json_object_set_string_member (entry, "callId", "c");
+              json_object_set_string_member (entry, "name", "look");
+              json_object_set_string_member (entry, "output", text);
+            }
+          else
+            json_object_set_string_member (entry, "text", text);
+          json_array_add_object_element (history, entry);
+        }
+    }
+  return history;
+}
+
+static JsonArray *
+history_from (JsonArray *history,
+              guint      start)
+{
+  JsonArray *part = json_array_new ();
+
+  for (guint i = start; i < json_array_get_length (history); i++)
+    json_array_add_object_element (part, json_object_ref (json_array_get_object_element (history, i)));
+  return part;
+}
+
+/* The cut is the first turn boundary from which the rest fits: from the
+ * boundary before it the rest does not, from it the rest does, whatever
+ * the context size. */
+static void
+test_trimming_first_fitting_turn (void)
+{
+  g_autoptr(JsonArray) history = uneven_history ();
+  GgAgentPolicy policy;
+  guint cuts = 0;
+
+  gg_agent_policy_init (&policy);
+  policy.reserved_response_tokens = 50;
+  for (gint64 context = 500; context <= 4000; context += 85)
+    {
+      g_autoptr(GgTestFakeModel) model = gg_test_fake_model_new ("[{\"text\":\"ok\"}]");
+      guint sent = 0;
+      gint64 trimmed;
+      gint64 previous = -1;
+
+      model->context_size = context;
+      trimmed = trimmed_by (model, history, &policy, &sent);
+      g_assert_cmpint (trimmed, <, json_array_get_length (history));
+      g_assert_cmpuint (sent, ==, json_array_get_length (history) - trimmed + 1);
+      if (trimmed == 0)
+        continue;
+      cuts++;
+      g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (history, (guint) trimmed),
+                                                      "role"), ==, "user");
+      for (gint64 i = trimmed - 1; i >= 0 && previous < 0; i--)
+        if (g_str_equal (json_object_get_string_member (json_array_get_object_element (history, (guint) i),
+                                                        "role"), "user"))
+          previous = i;
+      g_assert_cmpint (previous, >=, 0);
+      {
+        g_autoptr(JsonArray) fits = history_from (history, (guint) trimmed);
+        g_autoptr(JsonArray) too_much = history_from (history, (guint) previous);
+        g_autoptr(GgTestFakeModel) fresh = gg_test_fake_model_new ("[{\"text\":\"ok\"},{\"text\":\"ok\"}]");
+
+        fresh->context_size = context;
+        g_assert_cmpint (trimmed_by (fresh, fits, &policy, &sent), ==, 0);
+        g_assert_cmpint (trimmed_by (fresh, too_much, &policy, &sent), ==, trimmed - previous);
+      }
+    }
+  g_assert_cmpuint (cuts, >, 10);
+  gg_agent_policy_clear (&policy);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -204,6 +293,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/agent-turn/trimming", test_trimming);
   g_test_add_func ("/agent-turn/trimming-remembered", test_trimming_remembered);
+  g_test_add_func ("/agent-turn/trimming-first-fitting-turn", test_trimming_first_fitting_turn);
 
   status = g_test_run ();
   run_clear ();

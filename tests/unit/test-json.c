@@ -52,11 +52,101 @@ test_parse_valid (void)
   assert_roundtrip ("{}", "{}");
   assert_roundtrip ("\r\n\t{ \"a\" : [ 1 , { \"b\" : null } ] , \"c\" : \"d\" }\n",
                     "{\"a\":[1,{\"b\":null}],\"c\":\"d\"}");
+  /* Member order is kept; a repeated key keeps its first place, its last value. */
+  assert_roundtrip ("{\"a\":1,\"b\":2,\"a\":3}", "{\"a\":3,\"b\":2}");
   /* Member order is kept. */
   assert_roundtrip ("{\"z\":1,\"a\":2,\"m\":3}", "{\"z\":1,\"a\":2,\"m\":3}");
 }
 
 static void assert_parse_fails (const char *text, gssize length, guint max_depth, gint code);
+
+/* Types, member order and parents, written out: what gg_json_to_string()
+ * does not show (an integral double, a node's parent). */
+static void
+describe (GString  *out,
+          JsonNode *node,
+          JsonNode *parent)
+{
+  if (json_node_get_parent (node) != parent)
+    g_string_append (out, "<wrong parent>");
+  switch (JSON_NODE_TYPE (node))
+    {
+    case JSON_NODE_NULL:
+      g_string_append (out, "null");
+      break;
+    case JSON_NODE_VALUE:
+      if (json_node_get_value_type (node) == G_TYPE_INT64)
+        g_string_append_printf (out, "i%" G_GINT64_FORMAT, json_node_get_int (node));
+      else if (json_node_get_value_type (node) == G_TYPE_DOUBLE)
+        g_string_append_printf (out, "d%.17g", json_node_get_double (node));
+      else if (json_node_get_value_type (node) == G_TYPE_BOOLEAN)
+        g_string_append (out, json_node_get_boolean (node) ? "true" : "false");
+      else
+        {
+          g_autofree char *escaped = g_strescape (json_node_get_string (node), NULL);
+
+          g_string_append_printf (out, "s'%s'", escaped);
+        }
+      break;
+    case JSON_NODE_ARRAY:
+      g_string_append_c (out, '[');
+      for (guint i = 0; i < json_array_get_length (json_node_get_array (node)); i++)
+        {
+          describe (out, json_array_get_element (json_node_get_array (node), i), node);
+          g_string_append_c (out, ' ');
+        }
+      g_string_append_c (out, ']');
+      break;
+    case JSON_NODE_OBJECT:
+      {
+        g_autoptr(GList) members = json_object_get_members (json_node_get_object (node));
+
+        g_string_append_c (out, '{');
+        for (GList *l = members; l != NULL; l = l->next)
+          {
+            g_autofree char *escaped = g_strescape (l->data, NULL);
+
+            g_string_append_printf (out, "'%s':", escaped);
+            describe (out, json_object_get_member (json_node_get_object (node), l->data), node);
+            g_string_append_c (out, ' ');
+          }
+        g_string_append_c (out, '}');
+      }
+      break;
+    }
+}
+
+/* gg_json_parse() builds the tree itself (gg-json-tree.c): it is
+ * json-glib's own, to the types, member order and parents. */
+static void
+test_parse_same_tree_as_json_glib (void)
+{
+  static const char *const docs[] = {
+    "{\"a\":1,\"b\":[1,2,{\"c\":null}],\"a\":{\"x\":true},\"d\":\"e\"}",
+    "[0,-0,1,-1,9223372036854775807,-9223372036854775808,1.0,-0.0,1e5,1E-5,0.1,2.50,3e0,-1.5e+2,"
+    "1.7976931348623157e308,5e-324,123.456e-7]",
+    "[\"\\u00e9\\ud83d\\ude00\\n\\t\\\"\\\\\\/\\b\\f\\r\",\"\xc3\xa9\",\"a\\u0041b\",\"\"]",
+    " \r\n\t[ [ [ [ [ ] ] ] ] , { } , { \"\" : \"\" } ]\n",
+    "{\"k\":{\"k\":{\"k\":[{\"deep\":[true,false,null]}]}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"session/respond\",\"params\":{\"session\":\"s\",\"prompt\":\"Hi\"}}",
+    "\"top-level string\"", "42", "-7.25", "true", "null",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (docs); i++)
+    {
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(JsonNode) ours = parse_ok (docs[i]);
+      g_autoptr(GString) expected = g_string_new (NULL);
+      g_autoptr(GString) actual = g_string_new (NULL);
+      g_autoptr(GError) error = NULL;
+
+      g_assert_true (json_parser_load_from_data (parser, docs[i], -1, &error));
+      g_assert_no_error (error);
+      describe (expected, json_parser_get_root (parser), NULL);
+      describe (actual, ours, NULL);
+      g_assert_cmpstr (actual->str, ==, expected->str);
+    }
+}
 
 static void
 test_parse_big_integers (void)
@@ -411,6 +501,7 @@ main (int   argc,
 
   g_test_add_func ("/json/parse/valid", test_parse_valid);
   g_test_add_func ("/json/parse/big-integers", test_parse_big_integers);
+  g_test_add_func ("/json/parse/same-tree-as-json-glib", test_parse_same_tree_as_json_glib);
   g_test_add_func ("/json/parse/invalid", test_parse_invalid);
   g_test_add_func ("/json/parse/invalid-utf8", test_parse_invalid_utf8);
   g_test_add_func ("/json/parse/length", test_parse_length);
