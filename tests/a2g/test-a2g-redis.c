@@ -457,6 +457,14 @@ test_bad_urls (void)
       "[a2g] redis: expected unix:/ABSOLUTE/PATH or tcp://[:PASSWORD@]ADDRESS:PORT, got “unix:relative.sock”" },
     { "redis://127.0.0.1:6379",
       "[a2g] redis: expected unix:/ABSOLUTE/PATH or tcp://[:PASSWORD@]ADDRESS:PORT, got “redis://127.0.0.1:6379”" },
+    { "cluster:tcp://127.0.0.1:7000,unix:/r.sock",
+      "[a2g] redis: expected tcp://[:PASSWORD@]ADDRESS:PORT in the list, got “cluster:tcp://127.0.0.1:7000,unix:/r.sock”" },
+    { "cluster:tcp://:url-secret@1.2.3.4:70,tcp://1.2.3.4:0",
+      "[a2g] redis: expected tcp://ADDRESS:PORT, got “cluster:tcp://:********@1.2.3.4:70,tcp://1.2.3.4…”" },
+    { "sentinel:tcp://127.0.0.1:26379",
+      "[a2g] redis: expected sentinel:NAME@tcp://ADDRESS:PORT[,tcp://ADDRESS:PORT...], got “sentinel:tcp://127.0.0.1:26379”" },
+    { "sentinel:my primary@tcp://127.0.0.1:26379",
+      "[a2g] redis: the primary's name holds no spaces, ',', ':' or '/', got “sentinel:my primary@tcp://127.0.0.1:26379”" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
