@@ -199,6 +199,20 @@ send_routed (GgA2gRedisStore   *self,
 {
   GgA2gRedisNode *node = self->closing ? NULL : route (self, pending->cmd);
 
+  if (node == NULL && !self->closing && !self->ever_up)
+    {
+      /* Starting (connecting, asking for the slot map): a command waits
+       * for the store as long as it would for its reply. */
+      gint64 now = g_get_monotonic_time ();
+
+      if (pending->deadline_us == 0)
+        pending->deadline_us = now + self->timeout_ms * 1000;
+      if (now < pending->deadline_us)
+        {
+          g_queue_push_tail (&self->delayed, pending);
+          return;
+        }
+    }
   if (node == NULL)
     {
       _gg_a2g_redis_task_fail (pending->task);
@@ -390,6 +404,8 @@ _gg_a2g_redis_key_is_up (GgA2gRedisStore *self,
 
 /* ---- the store's state ------------------------------------------------------ */
 
+static void send_delayed (GgA2gRedisStore *self);
+
 static gboolean
 compute_up (GgA2gRedisStore *self)
 {
@@ -417,10 +433,17 @@ _gg_a2g_redis_node_changed (GgA2gRedisStore *self,
       if (self->mode == GG_A2G_REDIS_SENTINEL && node == self->primary)
         self->sentinel_at_us = 0;   /* ask the sentinels again now */
     }
+  if (node->ready && self->mode == GG_A2G_REDIS_CLUSTER && self->map_wanted)
+    _gg_a2g_redis_cluster_tick (self);
   up = compute_up (self);
   if (up == self->up)
     return;
   self->up = up;
+  if (up && !self->ever_up)
+    {
+      self->ever_up = TRUE;
+      send_delayed (self);
+    }
   if (!up && !self->warned)
     {
       g_warning ("a2g: the shared store at %s is unreachable (%s): decisions fall back, sessions are refused",
@@ -436,23 +459,29 @@ _gg_a2g_redis_node_changed (GgA2gRedisStore *self,
     g_debug ("a2g: connected to the shared store at %s", self->masked);
 }
 
+/* What waited (TRYAGAIN: a slot moving; the store starting): routed again. */
+static void
+send_delayed (GgA2gRedisStore *self)
+{
+  GQueue again = self->delayed;
+  GgA2gRedisPending *pending;
+
+  g_queue_init (&self->delayed);
+  while ((pending = g_queue_pop_head (&again)) != NULL)
+    send_routed (self, pending);
+}
+
 /** _gg_a2g_redis_connection_tick: times commands out, sends the delayed again, follows the layout (every 50 ms) */
 void
 _gg_a2g_redis_connection_tick (GgA2gRedisStore *self)
 {
   GHashTableIter iter;
   GgA2gRedisNode *node;
-  GQueue again = G_QUEUE_INIT;
-  GgA2gRedisPending *pending;
 
   g_hash_table_iter_init (&iter, self->nodes);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &node))
     _gg_a2g_redis_node_tick (node);
-  /* What TRYAGAIN held back (a slot moving): routed again. */
-  again = self->delayed;
-  g_queue_init (&self->delayed);
-  while ((pending = g_queue_pop_head (&again)) != NULL)
-    send_routed (self, pending);
+  send_delayed (self);
   if (self->mode == GG_A2G_REDIS_CLUSTER)
     _gg_a2g_redis_cluster_tick (self);
   else if (self->mode == GG_A2G_REDIS_SENTINEL)

@@ -354,9 +354,10 @@ struct _GgA2gRedisStore {
   GHashTable *nodes;      /* name -> GgA2gRedisNode, every connection */
   GgA2gRedisNode *primary;  /* one primary or sentinel: where data goes */
   gboolean up;
+  gboolean ever_up;       /* until then, commands wait for the store (starting) */
   gboolean warned;        /* the loss was logged */
   gboolean closing;
-  GQueue delayed;         /* GgA2gRedisPending sent again on the next tick (TRYAGAIN) */
+  GQueue delayed;         /* GgA2gRedisPending routed again on the next tick (TRYAGAIN, starting) */
   guint64 commands;       /* sent, for the benchmarks */
   guint tick_id;
 
