@@ -55,9 +55,12 @@ port_free (guint port)
   struct sockaddr_in address = { .sin_family = AF_INET, .sin_port = htons (port),
                                  .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
   int fd = socket (AF_INET, SOCK_STREAM, 0);
+  int on = 1;
   gboolean ok;
 
   g_assert_cmpint (fd, >=, 0);
+  /* As redis-server binds: a port a finished test left in TIME_WAIT is free. */
+  setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
   ok = bind (fd, (struct sockaddr *) &address, sizeof address) == 0;
   close (fd);
   return ok;
@@ -74,12 +77,12 @@ a2g_redis_ports_free (guint first,
   return TRUE;
 }
 
-/** a2g_redis_find_ports: Returns: the first of @n free ports from @first on (in steps of 20) */
+/** a2g_redis_find_ports: Returns: the first of @n free ports from @first on (in steps of 1000: past every test's range) */
 guint
 a2g_redis_find_ports (guint first,
                       guint n)
 {
-  for (guint base = first; base < first + 2000; base += 20)
+  for (guint base = first; base < first + 8000; base += 1000)
     if (a2g_redis_ports_free (base, n))
       return base;
   g_error ("no %u free ports from %u on", n, first);
@@ -165,6 +168,7 @@ a2g_redis_cluster_start (guint first_port,
   g_autofree char *cli = g_find_program_in_path ("redis-cli");
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) error = NULL;
+  g_autofree char *out = NULL, *err = NULL;
   A2gRedisCluster *cluster;
   int status = 0;
   guint base;
@@ -186,10 +190,16 @@ a2g_redis_cluster_start (guint first_port,
     }
   for (guint i = 0; i < cluster->n; i++)
     {
-      for (guint tries = 0; tries < 500 && !answers (cluster->ports[i]); tries++)
-        g_usleep (10000);
-      g_assert_true (answers (cluster->ports[i]));
+      gint64 until = g_get_monotonic_time () + gg_test_timeout_ms (20000) * (gint64) 1000;
+
+      while (!answers (cluster->ports[i]) && g_get_monotonic_time () < until)
+        g_usleep (20000);
+      if (!answers (cluster->ports[i]))
+        g_error ("redis-server on port %u does not answer", cluster->ports[i]);
     }
+  /* Bounded: redis-cli waits for the nodes to join for as long as it takes. */
+  g_ptr_array_add (argv, g_strdup ("timeout"));
+  g_ptr_array_add (argv, g_strdup_printf ("%u", gg_test_timeout_ms (30000) / 1000));
   g_ptr_array_add (argv, g_strdup ("redis-cli"));
   g_ptr_array_add (argv, g_strdup ("--cluster"));
   g_ptr_array_add (argv, g_strdup ("create"));
@@ -199,11 +209,11 @@ a2g_redis_cluster_start (guint first_port,
   g_ptr_array_add (argv, g_strdup ("1"));
   g_ptr_array_add (argv, g_strdup ("--cluster-yes"));
   g_ptr_array_add (argv, NULL);
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL,
-                               G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
-                               NULL, NULL, NULL, &status, &error));
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err, &status,
+                               &error));
   g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("redis-cli --cluster create failed: %s%s", out, err);
   g_assert_true (a2g_redis_cluster_wait_ok (cluster, gg_test_timeout_ms (10000)));
   return cluster;
 }
