@@ -4,7 +4,7 @@
  * primary, made as the map names it), MOVED answers followed and the map
  * asked for again, ASK followed once (ASKING first, on the same
  * connection), TRYAGAIN sent again on the next tick, and the map asked for
- * every 250 ms while a slot has no ready primary (a failover), every 10 s
+ * every 100 ms while a slot has no ready primary (a failover), every 10 s
  * otherwise. Replies and redirections are input: their parsers here are
  * what tests/fuzz/fuzz-a2g-redis-reply.c drives.
  *
@@ -19,7 +19,7 @@
 /* How often a command may be redirected before it fails. */
 #define MAX_REDIRECTS 8
 #define MAP_MIN_INTERVAL_US (100 * 1000)
-#define MAP_DEGRADED_INTERVAL_US (250 * 1000)
+#define MAP_DEGRADED_INTERVAL_US (100 * 1000)
 #define MAP_INTERVAL_US (10 * G_USEC_PER_SEC)
 
 /* ---- what the wire says ----------------------------------------------------- */
