@@ -132,6 +132,9 @@ start_node (A2gRedisCluster *cluster,
   g_ptr_array_add (argv, g_strdup ("yes"));
   g_ptr_array_add (argv, g_strdup ("--cluster-node-timeout"));
   g_ptr_array_add (argv, g_strdup_printf ("%u", node_timeout_ms));
+  /* A replica syncs at once (Redis waits 5 s by default for others to sync with). */
+  g_ptr_array_add (argv, g_strdup ("--repl-diskless-sync-delay"));
+  g_ptr_array_add (argv, g_strdup ("0"));
   g_ptr_array_add (argv, g_strdup ("--save"));
   g_ptr_array_add (argv, g_strdup (""));
   g_ptr_array_add (argv, g_strdup ("--appendonly"));
