@@ -278,6 +278,15 @@ a2g_redis_cluster_port (A2gRedisCluster *cluster,
   return cluster->ports[node];
 }
 
+/** a2g_redis_cluster_pid: Returns: @node's process id, 0 once killed */
+int
+a2g_redis_cluster_pid (A2gRedisCluster *cluster,
+                       guint            node)
+{
+  return cluster->servers[node] != NULL
+           ? (int) g_ascii_strtoll (g_subprocess_get_identifier (cluster->servers[node]), NULL, 10) : 0;
+}
+
 guint
 a2g_redis_cluster_nodes (A2gRedisCluster *cluster)
 {

@@ -23,6 +23,8 @@ char            *a2g_redis_cluster_url     (A2gRedisCluster *cluster);
 guint            a2g_redis_cluster_port    (A2gRedisCluster *cluster,
                                             guint            node);
 guint            a2g_redis_cluster_nodes   (A2gRedisCluster *cluster);
+int              a2g_redis_cluster_pid     (A2gRedisCluster *cluster,
+                                            guint            node);
 void             a2g_redis_cluster_kill    (A2gRedisCluster *cluster,
                                             guint            node);
 gboolean         a2g_redis_cluster_is_primary (A2gRedisCluster *cluster,

@@ -87,6 +87,13 @@ a2g_redis_setup (void)
   return TRUE;
 }
 
+/** a2g_redis_pid: Returns: the one redis-server's process id (for the benchmarks' CPU figures), 0 on a Cluster */
+int
+a2g_redis_pid (void)
+{
+  return redis != NULL ? (int) g_ascii_strtoll (g_subprocess_get_identifier (redis), NULL, 10) : 0;
+}
+
 /** a2g_redis_is_single: Returns: whether the tests' Redis is one server (not a Cluster): one a2g_redis_stop() may stop */
 gboolean
 a2g_redis_is_single (void)

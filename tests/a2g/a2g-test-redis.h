@@ -19,6 +19,7 @@ void     a2g_redis_start     (void);
 void     a2g_redis_stop      (void);
 void     a2g_redis_teardown  (void);
 gboolean a2g_redis_is_single (void);
+int      a2g_redis_pid       (void);
 guint    a2g_redis_new_prefix (void);
 char    *a2g_redis_url       (void);
 char    *a2g_redis_config    (guint prefix);
