@@ -120,9 +120,7 @@ start_node (A2gRedisCluster *cluster,
             guint            node_timeout_ms)
 {
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *dir = g_strdup_printf ("%s/%u", cluster->dir, cluster->ports[i]);
 
-  g_mkdir_with_parents (dir, 0700);
   g_ptr_array_add (argv, g_strdup ("redis-server"));
   g_ptr_array_add (argv, g_strdup ("--port"));
   g_ptr_array_add (argv, g_strdup_printf ("%u", cluster->ports[i]));
@@ -140,7 +138,11 @@ start_node (A2gRedisCluster *cluster,
   g_ptr_array_add (argv, g_strdup ("--appendonly"));
   g_ptr_array_add (argv, g_strdup ("no"));
   g_ptr_array_add (argv, g_strdup ("--dir"));
-  g_ptr_array_add (argv, g_steal_pointer (&dir));
+  g_ptr_array_add (argv, g_strdup (cluster->dir));
+  g_ptr_array_add (argv, g_strdup ("--cluster-config-file"));
+  g_ptr_array_add (argv, g_strdup_printf ("nodes-%u.conf", cluster->ports[i]));
+  g_ptr_array_add (argv, g_strdup ("--dbfilename"));
+  g_ptr_array_add (argv, g_strdup_printf ("dump-%u.rdb", cluster->ports[i]));
   g_ptr_array_add (argv, NULL);
   cluster->servers[i] = a2g_redis_spawn (argv);
 }
@@ -300,8 +302,9 @@ a2g_redis_cluster_url (A2gRedisCluster *cluster)
   return g_strdup_printf ("cluster:tcp://127.0.0.1:%u,tcp://127.0.0.1:%u", cluster->ports[0], cluster->ports[1]);
 }
 
-static void
-remove_tree (const char *path)
+/** a2g_redis_remove_dir: removes @path and the files the servers left in it */
+void
+a2g_redis_remove_dir (const char *path)
 {
   g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
   const char *name;
@@ -309,11 +312,7 @@ remove_tree (const char *path)
   while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
     {
       g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
-        remove_tree (child);
-      else
-        g_unlink (child);
+      g_unlink (child);
     }
   g_rmdir (path);
 }
@@ -325,7 +324,7 @@ a2g_redis_cluster_stop (A2gRedisCluster *cluster)
   for (guint i = 0; i < cluster->n; i++)
     if (cluster->servers[i] != NULL)
       a2g_redis_cluster_kill (cluster, i);
-  remove_tree (cluster->dir);
+  a2g_redis_remove_dir (cluster->dir);
   g_free (cluster->dir);
   g_free (cluster);
 }

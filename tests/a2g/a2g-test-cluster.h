@@ -39,5 +39,6 @@ gboolean         a2g_redis_ports_free      (guint first,
 guint            a2g_redis_find_ports      (guint first,
                                             guint n);
 GSubprocess     *a2g_redis_spawn           (GPtrArray *argv);
+void             a2g_redis_remove_dir      (const char *path);
 
 G_END_DECLS

@@ -306,3 +306,37 @@ a2g_load_assert_reported_once (A2gLoad *load,
   return lost;
 }
 
+
+/** a2g_load_wait_back: Returns: when both store replicas were up again (after a failover) */
+gint64
+a2g_load_wait_back (A2gLoad *load)
+{
+  for (guint i = 0; i < 2; i++)
+    g_assert_true (gg_test_wait_for (a2g_load_store_up, load->stores[i], gg_test_timeout_ms (10000)));
+  return g_get_monotonic_time ();
+}
+
+/**
+ * a2g_load_check_failover:
+ * @load: stopped, after a failover from @killed_us (the primary killed)
+ *   to @back_us (a2g_load_wait_back())
+ *
+ * Operations failed only as unreachable, only between the two (give or
+ * take a command's timeout); every session is still valid; every report
+ * accepted before the kill (more than @lag_ms before it) is accepted once.
+ */
+void
+a2g_load_check_failover (A2gLoad *load,
+                         gint64   killed_us,
+                         gint64   back_us,
+                         guint    lag_ms)
+{
+  guint lost;
+
+  g_assert_cmpuint (load->failed_other, ==, 0);
+  g_assert_cmpint (load->first_failure_us, >=, killed_us);
+  g_assert_cmpint (load->last_failure_us, <=, back_us + gg_test_timeout_ms (250) * 1000);
+  a2g_load_assert_sessions_valid (load);
+  lost = a2g_load_assert_reported_once (load, killed_us, lag_ms * (gint64) 1000);
+  g_test_message ("%u of the reports accepted in the last %u ms before the kill were lost with it", lost, lag_ms);
+}

@@ -49,4 +49,10 @@ guint    a2g_load_assert_reported_once (A2gLoad *load,
                                         gint64   before_us,
                                         gint64   lag_us);
 
+gint64   a2g_load_wait_back            (A2gLoad *load);
+void     a2g_load_check_failover       (A2gLoad *load,
+                                        gint64   killed_us,
+                                        gint64   back_us,
+                                        guint    lag_ms);
+
 G_END_DECLS

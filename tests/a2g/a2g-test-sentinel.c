@@ -207,9 +207,6 @@ a2g_redis_sentinel_switched (A2gRedisSentinel *setup)
 void
 a2g_redis_sentinel_stop (A2gRedisSentinel *setup)
 {
-  g_autoptr(GDir) dir = NULL;
-  const char *name;
-
   for (guint i = 0; i < N_SERVERS; i++)
     if (setup->servers[i] != NULL)
       {
@@ -217,13 +214,7 @@ a2g_redis_sentinel_stop (A2gRedisSentinel *setup)
         g_subprocess_wait (setup->servers[i], NULL, NULL);
         g_clear_object (&setup->servers[i]);
       }
-  dir = g_dir_open (setup->dir, 0, NULL);
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (setup->dir, name, NULL);
-      g_unlink (path);
-    }
-  g_rmdir (setup->dir);
+  a2g_redis_remove_dir (setup->dir);
   g_free (setup->dir);
   g_free (setup);
 }

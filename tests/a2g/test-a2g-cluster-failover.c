@@ -142,7 +142,6 @@ test_failover (void)
   A2gLoad load = { 0 };
   gint64 killed_us, promoted_us, back_us;
   guint victim = 0;
-  guint lost;
 
   if (cluster == NULL)
     {
@@ -166,9 +165,7 @@ test_failover (void)
   /* The cluster promotes the replica after the node timeout. */
   g_assert_true (gg_test_wait_for (all_primaries, NULL, gg_test_timeout_ms (20000)));
   promoted_us = g_get_monotonic_time ();
-  g_assert_true (gg_test_wait_for (a2g_load_store_up, load.stores[0], gg_test_timeout_ms (10000)));
-  g_assert_true (gg_test_wait_for (a2g_load_store_up, load.stores[1], gg_test_timeout_ms (10000)));
-  back_us = g_get_monotonic_time ();
+  back_us = a2g_load_wait_back (&load);
   g_test_assert_expected_messages ();
   a2g_load_run_for (1000);
   a2g_load_stop (&load);
@@ -180,13 +177,7 @@ test_failover (void)
                   (load.last_failure_us - killed_us) / 1000, (back_us - killed_us) / 1000,
                   (back_us - promoted_us) / 1000, NODE_TIMEOUT_MS);
   /* Only unreachable, only while failing over: none before, none once back. */
-  g_assert_cmpuint (load.failed_other, ==, 0);
-  g_assert_cmpint (load.first_failure_us, >=, killed_us);
-  g_assert_cmpint (load.last_failure_us, <=, back_us + gg_test_timeout_ms (250) * 1000);
-  a2g_load_assert_sessions_valid (&load);
-  lost = a2g_load_assert_reported_once (&load, killed_us, REPLICATION_LAG_MS * 1000);
-  g_test_message ("failover: %u of the reports accepted in the last %d ms before the kill were lost with it", lost,
-                  REPLICATION_LAG_MS);
+  a2g_load_check_failover (&load, killed_us, back_us, REPLICATION_LAG_MS);
   a2g_load_free (&load);
 }
 
