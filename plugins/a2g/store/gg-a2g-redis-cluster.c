@@ -250,6 +250,8 @@ _gg_a2g_redis_cluster_redirect (GgA2gRedisStore   *self,
   pending->redirects++;
   self->redirects++;
   node = _gg_a2g_redis_node_for (self, host, port);
+  if (node == NULL)
+    return FALSE;
   if (!ask)
     {
       self->slots[slot] = node;
@@ -278,7 +280,8 @@ add_range (guint       first,
   NewMap *map = user_data;
   GgA2gRedisNode *node = _gg_a2g_redis_node_for (map->self, host, port);
 
-  for (guint slot = first; slot <= last; slot++)
+  /* Past the bound: those slots stay without a primary (their operations fail). */
+  for (guint slot = first; slot <= last && node != NULL; slot++)
     map->slots[slot] = node;
 }
 

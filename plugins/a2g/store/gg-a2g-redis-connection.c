@@ -488,7 +488,7 @@ _gg_a2g_redis_connection_tick (GgA2gRedisStore *self)
     _gg_a2g_redis_sentinel_tick (self);
 }
 
-/** _gg_a2g_redis_node_for: Returns: (transfer none): the data node at @host:@port, made when new */
+/** _gg_a2g_redis_node_for: Returns: (transfer none) (nullable): the data node at @host:@port, made when new (NULL past GG_A2G_REDIS_MAX_NODES) */
 GgA2gRedisNode *
 _gg_a2g_redis_node_for (GgA2gRedisStore *self,
                         const char      *host,
@@ -497,6 +497,12 @@ _gg_a2g_redis_node_for (GgA2gRedisStore *self,
   g_autofree char *name = _gg_a2g_redis_address_name (NULL, host, port);
   GgA2gRedisNode *node = g_hash_table_lookup (self->nodes, name);
 
+  if (node == NULL && g_hash_table_size (self->nodes) >= GG_A2G_REDIS_MAX_NODES)
+    {
+      g_debug ("a2g: the shared store names more than %d servers: %s is not connected to", GG_A2G_REDIS_MAX_NODES,
+               name);
+      return NULL;
+    }
   if (node == NULL)
     {
       node = _gg_a2g_redis_node_new (self, self->mode == GG_A2G_REDIS_SENTINEL ? GG_A2G_REDIS_NODE_CHECKED

@@ -243,6 +243,9 @@ void _gg_a2g_redis_connection_close (GgA2gRedisStore *self);
 /* ---- Redis Cluster (gg-a2g-redis-cluster.c) ----------------------------------- */
 
 #define GG_A2G_REDIS_SLOTS 16384
+/* Servers one store connects to at most (Redis Cluster's own advice is
+ * 1,000 nodes): a slot map or redirection naming more is not followed. */
+#define GG_A2G_REDIS_MAX_NODES 1024
 
 /* The slot of @key: CRC16 of its hash tag (the first non-empty {...}) or of all of it. */
 guint    _gg_a2g_redis_key_slot          (const char *key,

@@ -23,12 +23,15 @@ switch_to (GgA2gRedisStore *self,
            int              port)
 {
   g_autofree char *name = _gg_a2g_redis_address_name (NULL, host, port);
-  GgA2gRedisNode *old = self->primary;
+  GgA2gRedisNode *old = self->primary, *named;
 
   if (old != NULL && strcmp (old->name, name) == 0)
     return;
+  named = _gg_a2g_redis_node_for (self, host, port);
+  if (named == NULL)
+    return;
   g_message ("a2g: the sentinels name %s the shared store's primary", name);
-  self->primary = _gg_a2g_redis_node_for (self, host, port);
+  self->primary = named;
   if (old != NULL)
     {
       /* Its commands in flight fail (FALLBACK busy): none goes to it again. */
