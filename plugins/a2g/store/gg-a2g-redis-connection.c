@@ -436,6 +436,13 @@ _gg_a2g_redis_node_changed (GgA2gRedisStore *self,
   if (node->ready && self->mode == GG_A2G_REDIS_CLUSTER && self->map_wanted)
     _gg_a2g_redis_cluster_tick (self);
   up = compute_up (self);
+  if (!up && !self->warned && why != NULL && (node->role != GG_A2G_REDIS_NODE_SENTINEL || self->primary == NULL))
+    {
+      /* Down, or never reached since the start: said once. */
+      g_warning ("a2g: the shared store at %s is unreachable (%s): decisions fall back, sessions are refused",
+                 self->masked, why);
+      self->warned = TRUE;
+    }
   if (up == self->up)
     return;
   self->up = up;

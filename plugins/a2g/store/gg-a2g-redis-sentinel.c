@@ -37,7 +37,7 @@ switch_to (GgA2gRedisStore *self,
       /* Its commands in flight fail (FALLBACK busy): none goes to it again. */
       g_hash_table_remove (self->nodes, old->name);
     }
-  _gg_a2g_redis_node_changed (self, self->primary, "a failover");
+  _gg_a2g_redis_node_changed (self, self->primary, old != NULL ? "a failover" : NULL);
 }
 
 static void
