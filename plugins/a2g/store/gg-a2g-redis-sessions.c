@@ -3,11 +3,12 @@
  * and the live sessions' count. A session opened on another replica
  * brings its manifest here with its first lookup (gg-a2g-redis-manifests.c).
  *
- * Every script touches one session's keys only (one hash tag, one slot of
- * a Cluster): the live-session set the count reads is cut in parts (one
- * on a single primary, GG_A2G_REDIS_SESSION_PARTS on a Cluster, each its
- * own slot), marked after each open and lookup, and a player's claims
- * (gg-a2g-redis-players.c) are renewed the same way, in the player's slot.
+ * On a Cluster every script touches one session's keys only (one hash
+ * tag, one slot): the live-session set the count reads is cut in
+ * GG_A2G_REDIS_SESSION_PARTS parts, each its own slot, marked after each
+ * open and lookup (on one primary, the one set is marked by the open and
+ * lookup scripts themselves: no command more), and a player's claims
+ * (gg-a2g-redis-players.c) are renewed after them, in the player's slot.
  *
  * The sessions this replica saw are remembered here with their tokens,
  * so that while Redis is unreachable their requests still authenticate
@@ -23,9 +24,10 @@
 
 #include "gg-a2g-redis-private.h"
 
-/* KEYS: session, rec, recent, tel, sub; ARGV: game, manifest_hash,
- * ttl_s, grace_s, new token, new id, client_id. Returns {id, previous
- * token or "", context or false, the claiming player's key or false}. */
+/* KEYS: session, rec, recent, tel, sub[, the live sessions (one primary:
+ * marked here)]; ARGV: game, manifest_hash, ttl_s, grace_s, new token, new
+ * id, client_id. Returns {id, previous token or "", context or false, the
+ * claiming player's key or false}. */
 GgA2gRedisScript _gg_a2g_redis_script_session_open = { GG_A2G_REDIS_NOW_MS
   "local ttl = tonumber(ARGV[3]) * 1000\n"
   "local cur = redis.call('HMGET', KEYS[1], 'id', 'token', 'mh', 'ctx')\n"
@@ -40,12 +42,14 @@ GgA2gRedisScript _gg_a2g_redis_script_session_open = { GG_A2G_REDIS_NOW_MS
   "end\n"
   "redis.call('HSET', KEYS[1], 'game', ARGV[1], 'mh', ARGV[2], 'token', ARGV[5], 'ttl', ARGV[3])\n"
   "for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ttl) end\n"
+  "if KEYS[6] then redis.call('ZADD', KEYS[6], now + ttl, ARGV[7]) end\n"
   "local u = redis.call('GET', KEYS[5])\n"
   "if u then redis.call('PEXPIRE', KEYS[5], ttl) end\n"
   "return {id, prev, ctx or false, u}\n" };
 
 
-/* KEYS: session, rec, recent, tel, sub; ARGV: token, client_id.
+/* KEYS: session, rec, recent, tel, sub[, the live sessions (one primary:
+ * marked here)]; ARGV: token, client_id.
  * Returns 0 (unknown), 1 (wrong token) or {id, game, mh, token, ttl, ctx,
  * the claiming player's key}: that player's claim is renewed apart. */
 GgA2gRedisScript _gg_a2g_redis_script_session_lookup = { GG_A2G_REDIS_NOW_MS
@@ -54,6 +58,7 @@ GgA2gRedisScript _gg_a2g_redis_script_session_lookup = { GG_A2G_REDIS_NOW_MS
   "if ARGV[1] ~= s[4] and not (s[6] and ARGV[1] == s[6] and tonumber(s[7]) > now) then return 1 end\n"
   "local ttl = tonumber(s[5]) * 1000\n"
   "for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ttl) end\n"
+  "if KEYS[6] then redis.call('ZADD', KEYS[6], now + ttl, ARGV[2]) end\n"
   "local u = redis.call('GET', KEYS[5])\n"
   "if u then redis.call('PEXPIRE', KEYS[5], ttl) end\n"
   "return {s[1], s[2], s[3], s[4], s[5], s[8] or false, u or false}\n" };
@@ -103,38 +108,51 @@ _gg_a2g_redis_session_part (GgA2gRedisStore *self,
 }
 
 /* After an open or a lookup: the session counts as live for @ttl_s from
- * now, and the player who claimed it keeps its claim as long. */
+ * now (on a Cluster its part of the set is another slot's: marked apart;
+ * on one primary the script did), and the player who claimed it keeps its
+ * claim as long. */
 static void
 mark_live (GgA2gRedisStore *self,
            const char      *client_id,
            gint64           ttl_s,
            redisReply      *player)
 {
-  g_autofree char *part = _gg_a2g_redis_sessions_key (self, _gg_a2g_redis_session_part (self, client_id));
-  GgA2gRedisCmd *cmd = _gg_a2g_redis_script_new (&_gg_a2g_redis_script_session_mark, 1);
+  if (_gg_a2g_redis_session_parts (self) > 1)
+    {
+      g_autofree char *part = _gg_a2g_redis_sessions_key (self, _gg_a2g_redis_session_part (self, client_id));
+      GgA2gRedisCmd *cmd = _gg_a2g_redis_script_new (&_gg_a2g_redis_script_session_mark, 1);
 
-  _gg_a2g_redis_cmd_add (cmd, part);
-  _gg_a2g_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, ttl_s * 1000);
-  _gg_a2g_redis_cmd_add (cmd, client_id);
-  _gg_a2g_redis_send (self, cmd, NULL, NULL);
+      _gg_a2g_redis_cmd_add (cmd, part);
+      _gg_a2g_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, ttl_s * 1000);
+      _gg_a2g_redis_cmd_add (cmd, client_id);
+      _gg_a2g_redis_send (self, cmd, NULL, NULL);
+    }
   if (player != NULL && player->type == REDIS_REPLY_STRING)
     _gg_a2g_redis_player_renew (self, player->str, client_id, ttl_s);
 }
 
 /* The per-session keys every session script renews: session, rec, recent,
- * tel, and reads: sub. */
-static void
-add_session_keys (GgA2gRedisStore *self,
-                  GgA2gRedisCmd   *cmd,
-                  const char      *client_id)
+ * tel, and reads: sub; on one primary the live sessions too. */
+static GgA2gRedisCmd *
+session_script_new (GgA2gRedisStore  *self,
+                    GgA2gRedisScript *script,
+                    const char       *client_id)
 {
   static const char *suffixes[] = { "", ":rec", ":recent", ":tel", ":sub" };
+  gboolean one_set = _gg_a2g_redis_session_parts (self) == 1;
+  GgA2gRedisCmd *cmd = _gg_a2g_redis_script_new (script, G_N_ELEMENTS (suffixes) + (one_set ? 1 : 0));
 
   for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
     {
       g_autofree char *key = _gg_a2g_redis_session_key (self, client_id, suffixes[i]);
       _gg_a2g_redis_cmd_add (cmd, key);
     }
+  if (one_set)
+    {
+      g_autofree char *sessions = _gg_a2g_redis_sessions_key (self, 0);
+      _gg_a2g_redis_cmd_add (cmd, sessions);
+    }
+  return cmd;
 }
 
 static GgA2gContext *
@@ -302,7 +320,7 @@ session_open (GgA2gStore          *store,
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
   GTask *task = g_task_new (store, cancellable, callback, user_data);
   Open *open = g_new0 (Open, 1);
-  GgA2gRedisCmd *cmd = _gg_a2g_redis_script_new (&_gg_a2g_redis_script_session_open, 5);
+  GgA2gRedisCmd *cmd = session_script_new (self, &_gg_a2g_redis_script_session_open, client_id);
   g_autofree char *hex = gg_secure_token_hex (16, NULL);
   g_autofree char *id = gg_secure_token_hex (8, NULL);
 
@@ -317,7 +335,6 @@ session_open (GgA2gStore          *store,
   open->ttl_s = ttl_s;
   open->grace_s = grace_s;
   g_task_set_task_data (task, open, (GDestroyNotify) open_free);
-  add_session_keys (self, cmd, client_id);
   _gg_a2g_redis_cmd_add (cmd, game);
   _gg_a2g_redis_cmd_add (cmd, manifest->hash);
   _gg_a2g_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, ttl_s);
@@ -446,8 +463,7 @@ session_lookup (GgA2gStore          *store,
   lookup = g_new0 (Lookup, 1);
   lookup->client_id = g_strdup (client_id);
   g_task_set_task_data (task, lookup, (GDestroyNotify) lookup_free);
-  cmd = _gg_a2g_redis_script_new (&_gg_a2g_redis_script_session_lookup, 5);
-  add_session_keys (self, cmd, client_id);
+  cmd = session_script_new (self, &_gg_a2g_redis_script_session_lookup, client_id);
   _gg_a2g_redis_cmd_add (cmd, token);
   _gg_a2g_redis_cmd_add (cmd, client_id);
   _gg_a2g_redis_send (self, cmd, task, on_looked_up);
