@@ -6,6 +6,7 @@
 
 #include <gio/gio.h>
 #include <glib/gstdio.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -49,32 +50,42 @@ a2g_redis_spawn (GPtrArray *argv)
   return process;
 }
 
-static gboolean
-port_free (guint port)
+/* 0 when @port is free on loopback, else bind()'s errno. */
+static int
+port_taken (guint port)
 {
   struct sockaddr_in address = { .sin_family = AF_INET, .sin_port = htons (port),
                                  .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
   int fd = socket (AF_INET, SOCK_STREAM, 0);
-  int on = 1;
-  gboolean ok;
+  int on = 1, taken = 0;
 
   g_assert_cmpint (fd, >=, 0);
   /* As redis-server binds: a port a finished test left in TIME_WAIT is free. */
   setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-  ok = bind (fd, (struct sockaddr *) &address, sizeof address) == 0;
+  if (bind (fd, (struct sockaddr *) &address, sizeof address) != 0)
+    taken = errno;
   close (fd);
-  return ok;
+  return taken;
 }
 
-/** a2g_redis_ports_free: Returns: whether @first..@first+@n-1, and each + 10000 (a cluster bus), are free */
-gboolean
-a2g_redis_ports_free (guint first,
-                      guint n)
+/* 0 when @first..@first+@n-1, and each + 10000 (a cluster bus), are free; else the errno of the first taken. */
+static int
+ports_taken (guint  first,
+             guint  n,
+             guint *which)
 {
   for (guint i = 0; i < n; i++)
-    if (!port_free (first + i) || !port_free (first + i + 10000))
-      return FALSE;
-  return TRUE;
+    for (guint bus = 0; bus <= 10000; bus += 10000)
+      {
+        int taken = port_taken (first + i + bus);
+
+        if (taken != 0)
+          {
+            *which = first + i + bus;
+            return taken;
+          }
+      }
+  return 0;
 }
 
 /** a2g_redis_find_ports: Returns: the first of @n free ports from @first on (in steps of 1000: past every test's range) */
@@ -82,10 +93,13 @@ guint
 a2g_redis_find_ports (guint first,
                       guint n)
 {
-  for (guint base = first; base < first + 8000; base += 1000)
-    if (a2g_redis_ports_free (base, n))
+  guint which = 0;
+  int taken = 0;
+
+  for (guint base = first; base + n + 10000 <= 65535; base += 1000)
+    if ((taken = ports_taken (base, n, &which)) == 0)
       return base;
-  g_error ("no %u free ports from %u on", n, first);
+  g_error ("no %u free ports from %u on (the last taken: %u, %s)", n, first, which, g_strerror (taken));
 }
 
 /** a2g_redis_cli: Returns: (transfer full) (nullable): what `redis-cli -p @port ARGS` printed, NULL on failure */

@@ -34,8 +34,6 @@ gboolean         a2g_redis_cluster_wait_ok (A2gRedisCluster *cluster,
 char            *a2g_redis_cli             (guint        port,
                                             const char  *first,
                                             ...) G_GNUC_NULL_TERMINATED;
-gboolean         a2g_redis_ports_free      (guint first,
-                                            guint n);
 guint            a2g_redis_find_ports      (guint first,
                                             guint n);
 GSubprocess     *a2g_redis_spawn           (GPtrArray *argv);
