@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 
+#include "a2g-test-cluster.h"
 #include "a2g-test-redis.h"
 #include "gg-test-util.h"
 
@@ -16,6 +17,9 @@ static char *redis_dir;
 static char *redis_socket;
 static GSubprocess *redis;
 static guint prefix_counter;
+/* A2G_TEST_REDIS_CLUSTER_PORTS set (the first of the test's own port
+ * range): the replicas share a 3-primary Redis Cluster instead. */
+static A2gRedisCluster *cluster;
 
 static void
 die_with_parent (gpointer user_data)
@@ -65,8 +69,17 @@ a2g_redis_setup (void)
   g_autoptr(GError) error = NULL;
   g_autofree char *server = g_find_program_in_path ("redis-server");
 
+  const char *cluster_ports = g_getenv ("A2G_TEST_REDIS_CLUSTER_PORTS");
+
   if (server == NULL)
     return FALSE;
+  if (cluster_ports != NULL)
+    {
+      cluster = a2g_redis_cluster_start ((guint) g_ascii_strtoull (cluster_ports, NULL, 10), 3, 1000);
+      return cluster != NULL;
+    }
+  /* A connection the server closed must fail a write, not kill the test (as in gamegate). */
+  signal (SIGPIPE, SIG_IGN);
   redis_dir = g_dir_make_tmp ("gg-a2g-redis-XXXXXX", &error);
   g_assert_no_error (error);
   redis_socket = g_build_filename (redis_dir, "redis.sock", NULL);
@@ -74,10 +87,30 @@ a2g_redis_setup (void)
   return TRUE;
 }
 
-/** a2g_redis_teardown: stops the server and removes its directory */
+/** a2g_redis_pid: Returns: the one redis-server's process id (for the benchmarks' CPU figures), 0 on a Cluster */
+int
+a2g_redis_pid (void)
+{
+  return redis != NULL ? (int) g_ascii_strtoll (g_subprocess_get_identifier (redis), NULL, 10) : 0;
+}
+
+/** a2g_redis_is_single: Returns: whether the tests' Redis is one server (not a Cluster): one a2g_redis_stop() may stop */
+gboolean
+a2g_redis_is_single (void)
+{
+  return cluster == NULL;
+}
+
+/** a2g_redis_teardown: stops the server (or the Cluster) and removes its directory */
 void
 a2g_redis_teardown (void)
 {
+  if (cluster != NULL)
+    {
+      a2g_redis_cluster_stop (cluster);
+      cluster = NULL;
+      return;
+    }
   if (redis != NULL)
     a2g_redis_stop ();
   g_rmdir (redis_dir);
@@ -96,6 +129,8 @@ a2g_redis_new_prefix (void)
 char *
 a2g_redis_url (void)
 {
+  if (cluster != NULL)
+    return a2g_redis_cluster_url (cluster);
   return g_strdup_printf ("unix:%s", redis_socket);
 }
 
@@ -108,6 +143,11 @@ a2g_redis_url (void)
 char *
 a2g_redis_config (guint prefix)
 {
+  if (cluster != NULL)
+    {
+      g_autofree char *url = a2g_redis_cluster_url (cluster);
+      return g_strdup_printf ("redis=%s\nredis-prefix=t%u:\n", url, prefix);
+    }
   return g_strdup_printf ("redis=unix:%s\nredis-prefix=t%u:\n", redis_socket, prefix);
 }
 
@@ -123,6 +163,12 @@ a2g_redis_config (guint prefix)
 char *
 a2g_redis_config_patient (guint prefix)
 {
+  if (cluster != NULL)
+    {
+      g_autofree char *url = a2g_redis_cluster_url (cluster);
+      return g_strdup_printf ("redis=%s\nredis-prefix=t%u:\nredis-timeout-ms=%u\n", url, prefix,
+                              gg_test_timeout_ms (250));
+    }
   return g_strdup_printf ("redis=unix:%s\nredis-prefix=t%u:\nredis-timeout-ms=%u\n", redis_socket, prefix,
                           gg_test_timeout_ms (250));
 }

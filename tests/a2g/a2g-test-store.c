@@ -4,13 +4,18 @@
  */
 #include "config.h"
 
+#include "a2g-test-cluster.h"
 #include "a2g-test-redis.h"
 #include "a2g-test-store.h"
 #include "a2g-test-util.h"
 #include "gg-a2g-process-store.h"
 #include "gg-a2g-redis-store.h"
 
+/* The Cluster's ports: a range no other test uses. */
+#define CLUSTER_FIRST_PORT 27100
+
 static gboolean have_redis;
+static A2gRedisCluster *cluster;
 static guint prefix;
 
 static GgA2gManifest *
@@ -36,11 +41,11 @@ redis_up (gpointer data)
 GgA2gStore *
 a2g_store_new_replica (A2gStoreFixture *f)
 {
-  g_autofree char *url = a2g_redis_url ();
+  g_autofree char *url = f->backend == A2G_STORE_CLUSTER ? a2g_redis_cluster_url (cluster) : a2g_redis_url ();
   g_autofree char *keys = g_strdup_printf ("c%u:", prefix);
   GgA2gRedisStore *store;
 
-  g_assert_cmpint (f->backend, ==, A2G_STORE_REDIS);
+  g_assert_cmpint (f->backend, !=, A2G_STORE_PROCESS);
   store = gg_a2g_redis_store_new (url, keys, gg_test_timeout_ms (1000), A2G_STORE_CACHE_ENTRIES, A2G_STORE_CACHE_TTL_S);
   g_assert_true (gg_test_wait_for (redis_up, store, gg_test_timeout_ms (5000)));
   return GG_A2G_STORE (store);
@@ -58,7 +63,7 @@ a2g_store_fixture_setup (A2gStoreFixture *f,
       f->store = GG_A2G_STORE (gg_a2g_process_store_new (A2G_STORE_CACHE_ENTRIES, A2G_STORE_CACHE_TTL_S));
       return;
     }
-  if (!have_redis)
+  if (!have_redis || (f->backend == A2G_STORE_CLUSTER && cluster == NULL))
     return;
   /* Every test its own keys on the one server. */
   prefix = a2g_redis_new_prefix ();
@@ -86,7 +91,7 @@ a2g_store_fixture_skip (A2gStoreFixture *f)
 {
   if (f->store != NULL)
     return FALSE;
-  g_test_skip ("redis-server is not installed");
+  g_test_skip ("redis-server (or redis-cli) is not installed");
   return TRUE;
 }
 
@@ -206,6 +211,9 @@ a2g_store_tests_teardown (void)
 {
   if (have_redis)
     a2g_redis_teardown ();
+  if (cluster != NULL)
+    a2g_redis_cluster_stop (cluster);
+  cluster = NULL;
 }
 
 /**
@@ -217,15 +225,18 @@ void
 a2g_store_add_tests (const char   *path,
                      A2gStoreTest  test)
 {
-  static const char *names[] = { "process", "redis" };
+  static const char *names[] = { "process", "redis", "cluster" };
   static gsize redis_checked;
 
   if (g_once_init_enter (&redis_checked))
     {
       have_redis = a2g_redis_setup ();
+      /* Three primaries, a replica each; a failover would take about a second. */
+      if (have_redis)
+        cluster = a2g_redis_cluster_start (CLUSTER_FIRST_PORT, 3, 1000);
       g_once_init_leave (&redis_checked, 1);
     }
-  for (A2gStoreBackend backend = A2G_STORE_PROCESS; backend <= A2G_STORE_REDIS; backend++)
+  for (A2gStoreBackend backend = A2G_STORE_PROCESS; backend <= A2G_STORE_CLUSTER; backend++)
     {
       g_autofree char *name = g_strdup_printf ("/a2g/store/%s/%s", names[backend], path);
 

@@ -1,7 +1,7 @@
 /* a2g-test-store.h: the store contract test's fixture: one GgA2gStore of
- * the backend under test (the process store, or the Redis store on the
- * tests' real redis-server under a key prefix of its own), for Redis a
- * second replica on the same keys, two parsed manifests, and the results
+ * the backend under test (the process store, the Redis store on the
+ * tests' real redis-server, or on a real 3-primary Redis Cluster, under a
+ * key prefix of its own), for Redis a second replica on the same keys, two parsed manifests, and the results
  * of its asynchronous operations, awaited on the main loop in the order
  * they complete.
  *
@@ -16,6 +16,7 @@ G_BEGIN_DECLS
 typedef enum {
   A2G_STORE_PROCESS,
   A2G_STORE_REDIS,
+  A2G_STORE_CLUSTER,
 } A2gStoreBackend;
 
 /* What each fixture's store is made with. */
@@ -25,7 +26,7 @@ typedef enum {
 typedef struct {
   A2gStoreBackend backend;
   GgA2gStore *store;
-  GgA2gStore *replica;      /* Redis: another replica sharing the keys; NULL otherwise */
+  GgA2gStore *replica;      /* Redis, Cluster: another replica sharing the keys; NULL otherwise */
   GgA2gManifest *manifest;  /* orbital-freight */
   GgA2gManifest *miner;     /* deep-miner */
   GQueue results;           /* GAsyncResult, in the order the operations completed */

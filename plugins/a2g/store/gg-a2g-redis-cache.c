@@ -1,8 +1,9 @@
 /* gg-a2g-redis-cache.c: the Redis store's decision cache: one JSON value
  * per entry with its TTL (`SET PX`), and, for the game-wide entries, an
  * index per manifest (a sorted set by expiry) for exports. A decide
- * request reads all its entities' entries with one MGET (on Redis Cluster
- * the keys of one MGET must share a slot: a cluster-aware proxy splits it).
+ * request reads all its entities' entries at once: one MGET on one
+ * primary, on a Cluster one MGET per slot the keys fall in, all sent in
+ * parallel (one round trip).
  *
  * The cache's size is bounded by Redis's own eviction (maxmemory with
  * volatile-lru: every entry has its TTL); the per-manifest index used for
@@ -104,22 +105,122 @@ cache_get (GgA2gStore          *store,
   _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), on_cache_get);
 }
 
+/* ---- reading keys of many slots at once ------------------------------------ */
+
+typedef void (*ValuesFunc) (GgA2gRedisStore *self, GTask *task, GPtrArray *values);
+
+typedef struct {
+  GPtrArray *values;      /* per key: GBytes, or NULL (missing) */
+  GArray *positions;      /* per part: GArray of the keys' indices */
+  ValuesFunc func;
+} ManyGet;
+
 static void
-on_cache_get_many (GgA2gRedisStore *self,
-                   redisReply      *reply,
-                   GTask           *task)
+many_get_free (ManyGet *get)
 {
-  GPtrArray *hits = gg_a2g_cache_hits_new (GPOINTER_TO_UINT (g_task_get_task_data (task)));
+  g_ptr_array_unref (get->values);
+  g_array_unref (get->positions);
+  g_free (get);
+}
+
+static void
+on_part_values (GgA2gRedisStore *self,
+                redisReply      *reply,
+                guint            part,
+                gpointer         data)
+{
+  ManyGet *get = data;
+  GArray *positions = g_array_index (get->positions, GArray *, part);
 
   (void) self;
-  for (size_t i = 0; reply->type == REDIS_REPLY_ARRAY && i < reply->elements && i < hits->len; i++)
+  for (size_t i = 0; reply->type == REDIS_REPLY_ARRAY && i < reply->elements && i < positions->len; i++)
     if (reply->element[i]->type == REDIS_REPLY_STRING)
-      g_ptr_array_index (hits, i) = cache_entry_from_json (reply->element[i]->str, reply->element[i]->len);
+      g_ptr_array_index (get->values, g_array_index (positions, guint, i)) =
+        g_bytes_new (reply->element[i]->str, reply->element[i]->len);
+}
+
+static void
+on_values (GgA2gRedisStore *self,
+           GTask           *task,
+           gpointer         data,
+           gboolean         failed)
+{
+  ManyGet *get = data;
+
+  /* A slot unreachable: its keys read as missing (a cache miss). */
+  (void) failed;
+  get->func (self, task, get->values);
+}
+
+static void
+positions_free (gpointer data)
+{
+  g_array_unref (*(GArray **) data);
+}
+
+/* The values of @keys (full key names, at least one), read with one MGET
+ * per slot in parallel; @func gets them in @keys' order and completes @task. */
+static void
+get_many (GgA2gRedisStore *self,
+          GPtrArray       *keys,
+          GTask           *task,
+          ValuesFunc       func)
+{
+  g_autoptr(GHashTable) parts = g_hash_table_new (NULL, NULL);   /* slot -> part + 1 */
+  g_autoptr(GPtrArray) cmds = g_ptr_array_new ();
+  ManyGet *get = g_new0 (ManyGet, 1);
+  GgA2gRedisGather *gather;
+
+  get->values = g_ptr_array_new_full (keys->len, (GDestroyNotify) g_bytes_unref);
+  g_ptr_array_set_size (get->values, keys->len);
+  get->positions = g_array_new (FALSE, FALSE, sizeof (GArray *));
+  g_array_set_clear_func (get->positions, positions_free);
+  get->func = func;
+  for (guint i = 0; i < keys->len; i++)
+    {
+      const char *key = keys->pdata[i];
+      guint group = _gg_a2g_redis_key_group (self, key, strlen (key));
+      guint part = GPOINTER_TO_UINT (g_hash_table_lookup (parts, GUINT_TO_POINTER (group + 1)));
+
+      if (part == 0)
+        {
+          GArray *positions = g_array_new (FALSE, FALSE, sizeof (guint));
+
+          g_array_append_val (get->positions, positions);
+          g_ptr_array_add (cmds, _gg_a2g_redis_cmd_new ("MGET"));
+          part = cmds->len;
+          g_hash_table_insert (parts, GUINT_TO_POINTER (group + 1), GUINT_TO_POINTER (part));
+        }
+      g_array_append_val (g_array_index (get->positions, GArray *, part - 1), i);
+      _gg_a2g_redis_cmd_add (cmds->pdata[part - 1], key);
+    }
+  gather = _gg_a2g_redis_gather_new (self, task, cmds->len, on_part_values, on_values, get,
+                                     (GDestroyNotify) many_get_free);
+  for (guint part = 0; part < cmds->len; part++)
+    _gg_a2g_redis_gather_send (gather, part, cmds->pdata[part]);
+}
+
+static void
+on_cache_get_many (GgA2gRedisStore *self,
+                   GTask           *task,
+                   GPtrArray       *values)
+{
+  GPtrArray *hits = gg_a2g_cache_hits_new (values->len);
+
+  (void) self;
+  for (guint i = 0; i < values->len; i++)
+    if (values->pdata[i] != NULL)
+      {
+        gsize length;
+        const char *text = g_bytes_get_data (values->pdata[i], &length);
+
+        g_ptr_array_index (hits, i) = cache_entry_from_json (text, length);
+      }
   g_task_return_pointer (task, hits, (GDestroyNotify) g_ptr_array_unref);
   g_object_unref (task);
 }
 
-/* One MGET for all of a request's keys. */
+/* Every entity's entry at once (one round trip). */
 static void
 cache_get_many (GgA2gStore          *store,
                 const char * const  *keys,
@@ -130,19 +231,18 @@ cache_get_many (GgA2gStore          *store,
 {
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
   GTask *task = g_task_new (store, cancellable, callback, user_data);
-  GgA2gRedisCmd *cmd;
+  g_autoptr(GPtrArray) names = NULL;
 
-  g_task_set_task_data (task, GUINT_TO_POINTER (n_keys), NULL);
   if (n_keys == 0)
     {
       g_task_return_pointer (task, gg_a2g_cache_hits_new (0), (GDestroyNotify) g_ptr_array_unref);
       g_object_unref (task);
       return;
     }
-  cmd = _gg_a2g_redis_cmd_new ("MGET");
+  names = g_ptr_array_new_full (n_keys, g_free);
   for (guint i = 0; i < n_keys; i++)
-    _gg_a2g_redis_cmd_addf (cmd, "%sc:%s", self->prefix, keys[i]);
-  _gg_a2g_redis_send (self, cmd, task, on_cache_get_many);
+    g_ptr_array_add (names, g_strdup_printf ("%sc:%s", self->prefix, keys[i]));
+  get_many (self, names, task, on_cache_get_many);
 }
 
 static void
@@ -192,18 +292,20 @@ cache_put (GgA2gStore          *store,
 
 static void
 on_cache_values (GgA2gRedisStore *self,
-                 redisReply      *reply,
-                 GTask           *task)
+                 GTask           *task,
+                 GPtrArray       *values)
 {
   GPtrArray *entries = g_ptr_array_new_with_free_func ((GDestroyNotify) gg_a2g_cache_entry_unref);
   const char *manifest_hash = g_task_get_task_data (task);
   gint64 now = g_get_monotonic_time ();
 
   (void) self;
-  for (size_t i = 0; reply->type == REDIS_REPLY_ARRAY && i < reply->elements; i++)
-    if (reply->element[i]->type == REDIS_REPLY_STRING)
+  for (guint i = 0; i < values->len; i++)
+    if (values->pdata[i] != NULL)
       {
-        GgA2gCacheEntry *entry = cache_entry_from_json (reply->element[i]->str, reply->element[i]->len);
+        gsize length;
+        const char *text = g_bytes_get_data (values->pdata[i], &length);
+        GgA2gCacheEntry *entry = cache_entry_from_json (text, length);
 
         if (entry != NULL && entry->expires_us > now && g_strcmp0 (entry->manifest_hash, manifest_hash) == 0)
           g_ptr_array_add (entries, entry);
@@ -219,20 +321,20 @@ on_cache_index (GgA2gRedisStore *self,
                 redisReply      *reply,
                 GTask           *task)
 {
-  GgA2gRedisCmd *cmd;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
 
-  if (reply->type != REDIS_REPLY_ARRAY || reply->elements == 0)
+  for (size_t i = 0; reply->type == REDIS_REPLY_ARRAY && i < reply->elements; i++)
+    if (reply->element[i]->type == REDIS_REPLY_STRING)
+      g_ptr_array_add (names, g_strdup_printf ("%sc:%.*s", self->prefix, (int) reply->element[i]->len,
+                                               reply->element[i]->str));
+  if (names->len == 0)
     {
       g_task_return_pointer (task, g_ptr_array_new_with_free_func ((GDestroyNotify) gg_a2g_cache_entry_unref),
                              (GDestroyNotify) g_ptr_array_unref);
       g_object_unref (task);
       return;
     }
-  cmd = _gg_a2g_redis_cmd_new ("MGET");
-  for (size_t i = 0; i < reply->elements; i++)
-    if (reply->element[i]->type == REDIS_REPLY_STRING)
-      _gg_a2g_redis_cmd_addf (cmd, "%sc:%.*s", self->prefix, (int) reply->element[i]->len, reply->element[i]->str);
-  _gg_a2g_redis_send (self, cmd, task, on_cache_values);
+  get_many (self, names, task, on_cache_values);
 }
 
 static void

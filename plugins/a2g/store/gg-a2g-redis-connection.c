@@ -1,14 +1,11 @@
-/* gg-a2g-redis-connection.c: the Redis store's one connection and the
- * commands sent on it.
- *
- * One hiredis asynchronous connection per replica, driven by a GSource on
- * the main loop (the socket's readiness through g_source_add_unix_fd):
- * nothing here blocks. Commands are pipelined; replies come back in
- * order, so one timer watching the oldest command is each command's
- * timeout: when it passes, or the connection drops, every pending
- * operation fails (GG_A2G_ERROR_UNAVAILABLE) and the replica reconnects
- * with a doubling backoff (100 ms to 5 s). Scripts go as EVALSHA (every
- * topic's loaded on every connect), with EVAL when Redis answers NOSCRIPT.
+/* gg-a2g-redis-connection.c: the commands the Redis store sends and where
+ * each goes: to the one primary (given, or named by the sentinels), or on
+ * a Cluster to the primary of its first key's slot (gg-a2g-redis-cluster.c),
+ * through that server's connection (gg-a2g-redis-node.c). Here too: what a
+ * reply means before a topic reads it (NOSCRIPT sends the script's source,
+ * MOVED/ASK/TRYAGAIN follow the cluster, READONLY drops a demoted primary,
+ * any other error or a lost reply fails the operation), and whether the
+ * store as a whole is up, said once in the log each time it changes.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -18,89 +15,6 @@
 #include <string.h>
 
 #include "gg-a2g-redis-private.h"
-
-#define BACKOFF_MIN_MS 100
-#define BACKOFF_MAX_MS 5000
-
-typedef struct {
-  GgA2gRedisStore *self;
-  GTask *task;            /* nullable */
-  GgA2gRedisReplyFunc func;
-  GgA2gRedisCmd *cmd;          /* kept for an EVAL after NOSCRIPT */
-  gint64 deadline_us;
-} RedisPending;
-
-static void connect_now (GgA2gRedisStore *self);
-
-/* ---- the GSource driving hiredis ----------------------------------------- */
-
-typedef struct {
-  GSource source;
-  redisAsyncContext *ac;  /* NULL once hiredis cleaned up */
-  gpointer tag;
-  GIOCondition events;
-} RedisSource;
-
-static void
-source_update (RedisSource  *source,
-               GIOCondition  add,
-               GIOCondition  remove)
-{
-  source->events = (source->events | add) & ~remove;
-  if (source->tag != NULL)
-    g_source_modify_unix_fd ((GSource *) source, source->tag, source->events);
-}
-
-static void ev_add_read (void *data) { source_update (data, G_IO_IN, 0); }
-static void ev_del_read (void *data) { source_update (data, 0, G_IO_IN); }
-static void ev_add_write (void *data) { source_update (data, G_IO_OUT, 0); }
-static void ev_del_write (void *data) { source_update (data, 0, G_IO_OUT); }
-
-static void
-ev_cleanup (void *data)
-{
-  RedisSource *source = data;
-
-  /* hiredis frees the context: the source goes with it. */
-  source->ac = NULL;
-  g_source_destroy ((GSource *) source);
-  g_source_unref ((GSource *) source);
-}
-
-static gboolean
-source_dispatch (GSource     *gsource,
-                 GSourceFunc  callback,
-                 gpointer     user_data)
-{
-  RedisSource *source = (RedisSource *) gsource;
-  GIOCondition ready = source->tag != NULL ? g_source_query_unix_fd (gsource, source->tag) : 0;
-
-  (void) callback;
-  (void) user_data;
-  if ((ready & (G_IO_OUT | G_IO_ERR | G_IO_HUP)) && source->ac != NULL && (source->events & G_IO_OUT))
-    redisAsyncHandleWrite (source->ac);
-  if ((ready & (G_IO_IN | G_IO_ERR | G_IO_HUP)) && source->ac != NULL)
-    redisAsyncHandleRead (source->ac);
-  return G_SOURCE_CONTINUE;
-}
-
-static void
-source_attach (redisAsyncContext *ac)
-{
-  static GSourceFuncs funcs = { .dispatch = source_dispatch };
-  RedisSource *source = (RedisSource *) g_source_new (&funcs, sizeof (RedisSource));
-
-  source->ac = ac;
-  source->tag = g_source_add_unix_fd ((GSource *) source, ac->c.fd, 0);
-  g_source_set_name ((GSource *) source, "a2g redis");
-  ac->ev.addRead = ev_add_read;
-  ac->ev.delRead = ev_del_read;
-  ac->ev.addWrite = ev_add_write;
-  ac->ev.delWrite = ev_del_write;
-  ac->ev.cleanup = ev_cleanup;
-  ac->ev.data = source;
-  g_source_attach ((GSource *) source, NULL);
-}
 
 /* ---- commands -------------------------------------------------------------- */
 
@@ -165,8 +79,8 @@ _gg_a2g_redis_script_new (GgA2gRedisScript *script,
   return cmd;
 }
 
-static void
-cmd_free (GgA2gRedisCmd *cmd)
+void
+_gg_a2g_redis_cmd_free (GgA2gRedisCmd *cmd)
 {
   g_ptr_array_unref (cmd->args);
   g_free (cmd);
@@ -267,29 +181,72 @@ _gg_a2g_redis_task_fail (GTask *task)
   g_object_unref (task);
 }
 
-static void
-pending_free (RedisPending *pending)
+/* ---- routing ---------------------------------------------------------------- */
+
+/* The node @cmd goes to (NULL: none is ready for it). */
+static GgA2gRedisNode *
+route (GgA2gRedisStore *self,
+       GgA2gRedisCmd   *cmd)
 {
-  if (pending->cmd != NULL)
-    cmd_free (pending->cmd);
-  g_free (pending);
+  if (self->mode == GG_A2G_REDIS_CLUSTER)
+    return _gg_a2g_redis_cluster_route (self, cmd);
+  return self->primary != NULL && self->primary->ready ? self->primary : NULL;
 }
 
-static void send_pending (GgA2gRedisStore *self, RedisPending *pending);
-
 static void
-on_reply (redisAsyncContext *ac,
-          void              *raw,
-          void              *privdata)
+send_routed (GgA2gRedisStore   *self,
+             GgA2gRedisPending *pending)
 {
-  RedisPending *pending = privdata;
-  GgA2gRedisStore *self = pending->self;
-  redisReply *reply = raw;
+  GgA2gRedisNode *node = self->closing ? NULL : route (self, pending->cmd);
 
-  (void) ac;
-  g_queue_remove (&self->pending, pending);
+  if (node == NULL && !self->closing && !self->ever_up)
+    {
+      /* Starting (connecting, asking for the slot map): a command waits
+       * for the store as long as it would for its reply. */
+      gint64 now = g_get_monotonic_time ();
+
+      if (pending->deadline_us == 0)
+        pending->deadline_us = now + self->timeout_ms * 1000;
+      if (now < pending->deadline_us)
+        {
+          g_queue_push_tail (&self->delayed, pending);
+          return;
+        }
+    }
+  if (node == NULL)
+    {
+      _gg_a2g_redis_task_fail (pending->task);
+      pending->task = NULL;
+      _gg_a2g_redis_pending_free (pending);
+      return;
+    }
+  _gg_a2g_redis_node_send (node, pending, FALSE);
+}
+
+void
+_gg_a2g_redis_send (GgA2gRedisStore     *self,
+                    GgA2gRedisCmd       *cmd,
+                    GTask               *task,
+                    GgA2gRedisReplyFunc  func)
+{
+  GgA2gRedisPending *pending = g_new0 (GgA2gRedisPending, 1);
+
+  pending->self = self;
+  pending->task = task;
+  pending->func = func;
+  pending->cmd = cmd;
+  send_routed (self, pending);
+}
+
+/** _gg_a2g_redis_on_reply: @pending's reply (NULL: the connection was lost), from its node */
+void
+_gg_a2g_redis_on_reply (GgA2gRedisStore   *self,
+                        GgA2gRedisPending *pending,
+                        redisReply        *reply,
+                        GgA2gRedisNode    *node)
+{
   if (reply != NULL && reply->type == REDIS_REPLY_ERROR && g_str_has_prefix (reply->str, "NOSCRIPT") &&
-      pending->cmd != NULL && pending->cmd->script != NULL && pending->cmd->args->len >= 2 && self->up)
+      pending->cmd->script != NULL && pending->cmd->args->len >= 2 && !self->closing)
     {
       /* Not loaded (a restarted Redis): the same call with the source. */
       GgA2gRedisScript *script = pending->cmd->script;
@@ -299,7 +256,19 @@ on_reply (redisAsyncContext *ac,
       g_ptr_array_index (pending->cmd->args, 1) = (g_bytes_unref (pending->cmd->args->pdata[1]),
                                                    g_bytes_new_static (script->source, strlen (script->source)));
       pending->cmd->script = NULL;
-      send_pending (self, pending);
+      _gg_a2g_redis_node_send (node, pending, FALSE);
+      return;
+    }
+  if (reply != NULL && reply->type == REDIS_REPLY_ERROR && self->mode == GG_A2G_REDIS_CLUSTER && !self->closing &&
+      _gg_a2g_redis_cluster_redirect (self, pending, reply))
+    return;
+  if (reply != NULL && reply->type == REDIS_REPLY_ERROR && g_str_has_prefix (reply->str, "READONLY"))
+    {
+      /* A primary that became a replica (a failover): never written to again. */
+      _gg_a2g_redis_task_fail (pending->task);
+      pending->task = NULL;
+      _gg_a2g_redis_pending_free (pending);
+      _gg_a2g_redis_node_drop (node, "the primary became a replica");
       return;
     }
   if (pending->task != NULL)
@@ -308,211 +277,289 @@ on_reply (redisAsyncContext *ac,
         _gg_a2g_redis_task_fail (pending->task);
       else if (reply->type == REDIS_REPLY_ERROR)
         {
-          /* A script error: a bug, never a credential; say it once per reply. */
-          g_warning ("a2g: the shared store answered an error: %.200s", reply->str);
+          /* A script error or a cluster that is down: never a credential; said once per reply. */
+          if (g_str_has_prefix (reply->str, "CLUSTERDOWN") || g_str_has_prefix (reply->str, "LOADING") ||
+              g_str_has_prefix (reply->str, "MASTERDOWN") || g_str_has_prefix (reply->str, "TRYAGAIN"))
+            g_debug ("a2g: the shared store answered %.200s", reply->str);
+          else
+            g_warning ("a2g: the shared store answered an error: %.200s", reply->str);
           _gg_a2g_redis_task_fail (pending->task);
+          if (self->mode == GG_A2G_REDIS_CLUSTER)
+            self->map_wanted = TRUE;
         }
       else
         pending->func (self, reply, pending->task);
     }
   pending->task = NULL;
-  pending_free (pending);
+  _gg_a2g_redis_pending_free (pending);
+}
+
+/* ---- one operation on several slots ---------------------------------------- */
+
+struct _GgA2gRedisGather {
+  GgA2gRedisStore *self;
+  GTask *task;
+  guint remaining;
+  gboolean failed;
+  GgA2gRedisPartFunc part_func;
+  GgA2gRedisGatheredFunc done;
+  gpointer data;
+  GDestroyNotify data_free;
+};
+
+typedef struct {
+  GgA2gRedisGather *gather;
+  guint part;
+} GatherPart;
+
+static void
+on_part_done (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  GgA2gRedisGather *gather = user_data;
+
+  (void) source;
+  if (!g_task_propagate_boolean (G_TASK (result), NULL))
+    gather->failed = TRUE;
+  if (--gather->remaining > 0)
+    return;
+  gather->done (gather->self, gather->task, gather->data, gather->failed);
+  if (gather->data_free != NULL)
+    gather->data_free (gather->data);
+  g_free (gather);
 }
 
 static void
-send_pending (GgA2gRedisStore *self,
-              RedisPending    *pending)
+on_part_reply (GgA2gRedisStore *self,
+               redisReply      *reply,
+               GTask           *task)
 {
-  guint argc = pending->cmd->args->len;
-  g_autofree const char **argv = g_new (const char *, argc);
-  g_autofree size_t *lengths = g_new (size_t, argc);
+  GatherPart *part = g_task_get_task_data (task);
 
-  for (guint i = 0; i < argc; i++)
-    {
-      gsize length;
-
-      argv[i] = g_bytes_get_data (pending->cmd->args->pdata[i], &length);
-      lengths[i] = length;
-    }
-  pending->deadline_us = g_get_monotonic_time () + self->timeout_ms * 1000;
-  if (self->ac == NULL || !self->up ||
-      redisAsyncCommandArgv (self->ac, on_reply, pending, (int) argc, argv, lengths) != REDIS_OK)
-    {
-      _gg_a2g_redis_task_fail (pending->task);
-      pending->task = NULL;
-      pending_free (pending);
-      return;
-    }
-  self->commands++;
-  g_queue_push_tail (&self->pending, pending);
+  part->gather->part_func (self, reply, part->part, part->gather->data);
+  g_task_return_boolean (task, TRUE);
+  g_object_unref (task);
 }
 
+/** _gg_a2g_redis_gather_new: Returns: (transfer full): a gather of @n_parts (at least 1) commands completing @task (consumed) */
+GgA2gRedisGather *
+_gg_a2g_redis_gather_new (GgA2gRedisStore        *self,
+                          GTask                  *task,
+                          guint                   n_parts,
+                          GgA2gRedisPartFunc      part_func,
+                          GgA2gRedisGatheredFunc  done,
+                          gpointer                data,
+                          GDestroyNotify          data_free)
+{
+  GgA2gRedisGather *gather = g_new0 (GgA2gRedisGather, 1);
+
+  g_return_val_if_fail (n_parts > 0, NULL);
+  gather->self = self;
+  gather->task = task;
+  gather->remaining = n_parts;
+  gather->part_func = part_func;
+  gather->done = done;
+  gather->data = data;
+  gather->data_free = data_free;
+  return gather;
+}
+
+/** _gg_a2g_redis_gather_send: sends @cmd (consumed), @gather's @part (each part once) */
 void
-_gg_a2g_redis_send (GgA2gRedisStore     *self,
-                    GgA2gRedisCmd       *cmd,
-                    GTask               *task,
-                    GgA2gRedisReplyFunc  func)
+_gg_a2g_redis_gather_send (GgA2gRedisGather *gather,
+                           guint             part,
+                           GgA2gRedisCmd    *cmd)
 {
-  RedisPending *pending = g_new0 (RedisPending, 1);
+  GTask *task = g_task_new (gather->self, NULL, on_part_done, gather);
+  GatherPart *data = g_new (GatherPart, 1);
 
-  pending->self = self;
-  pending->task = task;
-  pending->func = func;
-  pending->cmd = cmd;
-  send_pending (self, pending);
+  data->gather = gather;
+  data->part = part;
+  g_task_set_task_data (task, data, g_free);
+  _gg_a2g_redis_send (gather->self, cmd, task, on_part_reply);
 }
 
-/* ---- the connection -------------------------------------------------------- */
-
-static void
-lost (GgA2gRedisStore *self,
-      const char      *why)
+/** _gg_a2g_redis_key_group: Returns: the Cluster slot of @key, 0 on one primary */
+guint
+_gg_a2g_redis_key_group (GgA2gRedisStore *self,
+                         const char      *key,
+                         gsize            length)
 {
-  if (!self->warned)
+  return self->mode == GG_A2G_REDIS_CLUSTER ? _gg_a2g_redis_key_slot (key, length) : 0;
+}
+
+/** _gg_a2g_redis_key_is_up: Returns: whether the primary holding @key answers now */
+gboolean
+_gg_a2g_redis_key_is_up (GgA2gRedisStore *self,
+                         const char      *key)
+{
+  GgA2gRedisNode *node;
+
+  if (self->mode != GG_A2G_REDIS_CLUSTER)
+    return self->up;
+  node = self->slots[_gg_a2g_redis_key_slot (key, strlen (key))];
+  return node != NULL && node->ready;
+}
+
+/* ---- the store's state ------------------------------------------------------ */
+
+static void send_delayed (GgA2gRedisStore *self);
+
+static gboolean
+compute_up (GgA2gRedisStore *self)
+{
+  if (self->mode == GG_A2G_REDIS_CLUSTER)
+    return _gg_a2g_redis_cluster_is_up (self);
+  return self->primary != NULL && self->primary->ready;
+}
+
+/** _gg_a2g_redis_node_changed: @node connected, became ready or was lost (@why) */
+void
+_gg_a2g_redis_node_changed (GgA2gRedisStore *self,
+                            GgA2gRedisNode  *node,
+                            const char      *why)
+{
+  gboolean up;
+
+  if (self->closing)
+    return;
+  if (!node->ready)
     {
+      g_debug ("a2g: the shared store's %s at %s is unreachable (%s)",
+               node->role == GG_A2G_REDIS_NODE_SENTINEL ? "sentinel" : "node", node->name, why != NULL ? why : "");
+      if (self->mode == GG_A2G_REDIS_CLUSTER)
+        self->map_wanted = TRUE;
+      if (self->mode == GG_A2G_REDIS_SENTINEL && node == self->primary)
+        self->sentinel_at_us = 0;   /* ask the sentinels again now */
+    }
+  if (node->ready && self->mode == GG_A2G_REDIS_CLUSTER && self->map_wanted)
+    _gg_a2g_redis_cluster_tick (self);
+  up = compute_up (self);
+  if (!up && !self->warned && why != NULL && (node->role != GG_A2G_REDIS_NODE_SENTINEL || self->primary == NULL))
+    {
+      /* Down, or never reached since the start: said once. */
       g_warning ("a2g: the shared store at %s is unreachable (%s): decisions fall back, sessions are refused",
                  self->masked, why);
       self->warned = TRUE;
     }
-  self->up = FALSE;
-}
-
-static gboolean
-retry (gpointer user_data)
-{
-  GgA2gRedisStore *self = user_data;
-
-  self->retry_id = 0;
-  connect_now (self);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-schedule_retry (GgA2gRedisStore *self)
-{
-  if (self->retry_id != 0)
+  if (up == self->up)
     return;
-  self->retry_id = g_timeout_add (self->backoff_ms, retry, self);
-  self->backoff_ms = MIN (self->backoff_ms * 2, BACKOFF_MAX_MS);
-}
-
-static void
-on_connected (const redisAsyncContext *ac,
-              int                      status)
-{
-  GgA2gRedisStore *self = ac->data;
-
-  if (status != REDIS_OK)
+  self->up = up;
+  if (up && !self->ever_up)
     {
-      /* hiredis frees the context after this. */
-      self->ac = NULL;
-      lost (self, ac->errstr);
-      schedule_retry (self);
-      return;
+      self->ever_up = TRUE;
+      send_delayed (self);
     }
-  self->up = TRUE;
-  self->backoff_ms = BACKOFF_MIN_MS;
-  if (self->password != NULL)
+  if (!up && !self->warned)
     {
-      GgA2gRedisCmd *cmd = _gg_a2g_redis_cmd_new ("AUTH");
-      _gg_a2g_redis_cmd_add (cmd, self->password);
-      _gg_a2g_redis_send (self, cmd, NULL, NULL);
+      g_warning ("a2g: the shared store at %s is unreachable (%s): decisions fall back, sessions are refused",
+                 self->masked, why != NULL ? why : "a node is not ready");
+      self->warned = TRUE;
     }
-  for (guint i = 0; self->scripts[i] != NULL; i++)
+  else if (up && self->warned)
     {
-      GgA2gRedisCmd *cmd = _gg_a2g_redis_cmd_new ("SCRIPT");
-      _gg_a2g_redis_cmd_add (cmd, "LOAD");
-      _gg_a2g_redis_cmd_add (cmd, self->scripts[i]->source);
-      _gg_a2g_redis_send (self, cmd, NULL, NULL);
+      g_message ("a2g: the shared store at %s is reachable again", self->masked);
+      self->warned = FALSE;
     }
-  if (self->warned)
-    g_message ("a2g: the shared store at %s is reachable again", self->masked);
-  else
+  else if (up)
     g_debug ("a2g: connected to the shared store at %s", self->masked);
-  self->warned = FALSE;
 }
 
+/* What waited (TRYAGAIN: a slot moving; the store starting): routed again. */
 static void
-on_disconnected (const redisAsyncContext *ac,
-                 int                      status)
+send_delayed (GgA2gRedisStore *self)
 {
-  GgA2gRedisStore *self = ac->data;
+  GQueue again = self->delayed;
+  GgA2gRedisPending *pending;
 
-  (void) status;
-  self->ac = NULL;
-  if (self->closing)
-    return;
-  lost (self, ac->errstr[0] != '\0' ? ac->errstr : "connection closed");
-  schedule_retry (self);
+  g_queue_init (&self->delayed);
+  while ((pending = g_queue_pop_head (&again)) != NULL)
+    send_routed (self, pending);
 }
 
-static void
-connect_now (GgA2gRedisStore *self)
-{
-  redisAsyncContext *ac;
-
-  ac = self->unix_path != NULL ? redisAsyncConnectUnix (self->unix_path)
-                               : redisAsyncConnect (self->host, self->port);
-  if (ac == NULL || ac->err)
-    {
-      lost (self, ac != NULL ? ac->errstr : "out of memory");
-      if (ac != NULL)
-        redisAsyncFree (ac);
-      schedule_retry (self);
-      return;
-    }
-  ac->data = self;
-  self->ac = ac;
-  self->connect_started_us = g_get_monotonic_time ();
-  source_attach (ac);
-  redisAsyncSetConnectCallback (ac, on_connected);
-  redisAsyncSetDisconnectCallback (ac, on_disconnected);
-}
-
-static void
-drop_connection (GgA2gRedisStore *self,
-                 const char      *why)
-{
-  redisAsyncContext *ac = self->ac;
-
-  lost (self, why);
-  self->ac = NULL;
-  /* Every pending callback runs now with no reply: their tasks fail. */
-  if (ac != NULL)
-    redisAsyncFree (ac);
-  schedule_retry (self);
-}
-
-/** _gg_a2g_redis_connection_tick: fails the commands past their timeout (the store's 50 ms tick) */
+/** _gg_a2g_redis_connection_tick: times commands out, sends the delayed again, follows the layout (every 50 ms) */
 void
 _gg_a2g_redis_connection_tick (GgA2gRedisStore *self)
 {
-  gint64 now = g_get_monotonic_time ();
-  RedisPending *oldest = g_queue_peek_head (&self->pending);
+  GHashTableIter iter;
+  GgA2gRedisNode *node;
 
-  if (self->ac != NULL && !self->up && now - self->connect_started_us > self->timeout_ms * 1000)
-    drop_connection (self, "connection timed out");
-  else if (self->ac != NULL && oldest != NULL && oldest->deadline_us < now)
-    drop_connection (self, "a command timed out");
+  g_hash_table_iter_init (&iter, self->nodes);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &node))
+    _gg_a2g_redis_node_tick (node);
+  send_delayed (self);
+  if (self->mode == GG_A2G_REDIS_CLUSTER)
+    _gg_a2g_redis_cluster_tick (self);
+  else if (self->mode == GG_A2G_REDIS_SENTINEL)
+    _gg_a2g_redis_sentinel_tick (self);
 }
 
-/** _gg_a2g_redis_connection_start: @self: a store with its address: connects in the background */
+/** _gg_a2g_redis_node_for: Returns: (transfer none) (nullable): the data node at @host:@port, made when new (NULL past GG_A2G_REDIS_MAX_NODES) */
+GgA2gRedisNode *
+_gg_a2g_redis_node_for (GgA2gRedisStore *self,
+                        const char      *host,
+                        int              port)
+{
+  g_autofree char *name = _gg_a2g_redis_address_name (NULL, host, port);
+  GgA2gRedisNode *node = g_hash_table_lookup (self->nodes, name);
+
+  if (node == NULL && g_hash_table_size (self->nodes) >= GG_A2G_REDIS_MAX_NODES)
+    {
+      g_debug ("a2g: the shared store names more than %d servers: %s is not connected to", GG_A2G_REDIS_MAX_NODES,
+               name);
+      return NULL;
+    }
+  if (node == NULL)
+    {
+      node = _gg_a2g_redis_node_new (self, self->mode == GG_A2G_REDIS_SENTINEL ? GG_A2G_REDIS_NODE_CHECKED
+                                                                             : GG_A2G_REDIS_NODE_DATA,
+                                     NULL, host, port);
+      g_hash_table_insert (self->nodes, g_strdup (node->name), node);
+    }
+  return node;
+}
+
+/** _gg_a2g_redis_connection_start: @self: a store with its addresses: connects in the background */
 void
 _gg_a2g_redis_connection_start (GgA2gRedisStore *self)
 {
-  self->backoff_ms = BACKOFF_MIN_MS;
-  connect_now (self);
+  self->nodes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) _gg_a2g_redis_node_free);
+  if (self->mode == GG_A2G_REDIS_CLUSTER)
+    self->slots = g_new0 (GgA2gRedisNode *, GG_A2G_REDIS_SLOTS);
+  for (guint i = 0; i < self->addresses->len; i++)
+    {
+      GgA2gRedisAddress *address = self->addresses->pdata[i];
+      GgA2gRedisNodeRole role = self->mode == GG_A2G_REDIS_SENTINEL ? GG_A2G_REDIS_NODE_SENTINEL
+                                                                    : GG_A2G_REDIS_NODE_DATA;
+      g_autofree char *name = _gg_a2g_redis_address_name (address->unix_path, address->host, address->port);
+      GgA2gRedisNode *node;
+
+      if (g_hash_table_contains (self->nodes, name))
+        continue;
+      node = _gg_a2g_redis_node_new (self, role, address->unix_path, address->host, address->port);
+      node->seed = TRUE;
+      g_hash_table_insert (self->nodes, g_strdup (node->name), node);
+      if (self->mode == GG_A2G_REDIS_SINGLE)
+        self->primary = node;
+    }
+  self->map_wanted = TRUE;
 }
 
 /** _gg_a2g_redis_connection_close: @self: a store being finalized: every pending command fails */
 void
 _gg_a2g_redis_connection_close (GgA2gRedisStore *self)
 {
-  redisAsyncContext *ac = self->ac;
+  GgA2gRedisPending *pending;
 
   self->closing = TRUE;
-  g_clear_handle_id (&self->retry_id, g_source_remove);
-  self->ac = NULL;
-  if (ac != NULL)
-    redisAsyncFree (ac);
+  while ((pending = g_queue_pop_head (&self->delayed)) != NULL)
+    {
+      _gg_a2g_redis_task_fail (pending->task);
+      pending->task = NULL;
+      _gg_a2g_redis_pending_free (pending);
+    }
+  self->primary = NULL;
+  g_clear_pointer (&self->nodes, g_hash_table_unref);
+  g_clear_pointer (&self->slots, g_free);
 }

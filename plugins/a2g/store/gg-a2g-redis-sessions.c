@@ -3,6 +3,13 @@
  * and the live sessions' count. A session opened on another replica
  * brings its manifest here with its first lookup (gg-a2g-redis-manifests.c).
  *
+ * On a Cluster every script touches one session's keys only (one hash
+ * tag, one slot): the live-session set the count reads is cut in
+ * GG_A2G_REDIS_SESSION_PARTS parts, each its own slot, marked after each
+ * open and lookup (on one primary, the one set is marked by the open and
+ * lookup scripts themselves: no command more), and a player's claims
+ * (gg-a2g-redis-players.c) are renewed after them, in the player's slot.
+ *
  * The sessions this replica saw are remembered here with their tokens,
  * so that while Redis is unreachable their requests still authenticate
  * and their decisions fall back (busy) instead of the request failing.
@@ -17,9 +24,10 @@
 
 #include "gg-a2g-redis-private.h"
 
-/* KEYS: session, rec, recent, tel, sessions; ARGV: game, manifest_hash,
- * ttl_s, grace_s, new token, new id, client_id. Returns {id, previous
- * token or "", context or nil}. */
+/* KEYS: session, rec, recent, tel, sub[, the live sessions (one primary:
+ * marked here)]; ARGV: game, manifest_hash, ttl_s, grace_s, new token, new
+ * id, client_id. Returns {id, previous token or "", context or false, the
+ * claiming player's key or false}. */
 GgA2gRedisScript _gg_a2g_redis_script_session_open = { GG_A2G_REDIS_NOW_MS
   "local ttl = tonumber(ARGV[3]) * 1000\n"
   "local cur = redis.call('HMGET', KEYS[1], 'id', 'token', 'mh', 'ctx')\n"
@@ -34,26 +42,26 @@ GgA2gRedisScript _gg_a2g_redis_script_session_open = { GG_A2G_REDIS_NOW_MS
   "end\n"
   "redis.call('HSET', KEYS[1], 'game', ARGV[1], 'mh', ARGV[2], 'token', ARGV[5], 'ttl', ARGV[3])\n"
   "for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ttl) end\n"
-  "redis.call('ZADD', KEYS[5], now + ttl, ARGV[7])\n"
-  "return {id, prev, ctx}\n" };
+  "if KEYS[6] then redis.call('ZADD', KEYS[6], now + ttl, ARGV[7]) end\n"
+  "local u = redis.call('GET', KEYS[5])\n"
+  "if u then redis.call('PEXPIRE', KEYS[5], ttl) end\n"
+  "return {id, prev, ctx or false, u}\n" };
 
 
-/* KEYS: session, rec, recent, tel, sessions, sub; ARGV: token, client_id.
- * Returns 0 (unknown), 1 (wrong token) or {id, game, mh, token, ttl, ctx}.
- * A session a player claimed keeps that player's claims alive with it. */
+/* KEYS: session, rec, recent, tel, sub[, the live sessions (one primary:
+ * marked here)]; ARGV: token, client_id.
+ * Returns 0 (unknown), 1 (wrong token) or {id, game, mh, token, ttl, ctx,
+ * the claiming player's key}: that player's claim is renewed apart. */
 GgA2gRedisScript _gg_a2g_redis_script_session_lookup = { GG_A2G_REDIS_NOW_MS
   "local s = redis.call('HMGET', KEYS[1], 'id', 'game', 'mh', 'token', 'ttl', 'prev', 'prev_until', 'ctx')\n"
   "if not s[1] then return 0 end\n"
   "if ARGV[1] ~= s[4] and not (s[6] and ARGV[1] == s[6] and tonumber(s[7]) > now) then return 1 end\n"
   "local ttl = tonumber(s[5]) * 1000\n"
   "for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ttl) end\n"
-  "redis.call('ZADD', KEYS[5], now + ttl, ARGV[2])\n"
-  "local u = redis.call('GET', KEYS[6])\n"
-  "if u then\n"
-  "  redis.call('PEXPIRE', KEYS[6], ttl)\n"
-  "  if redis.call('PTTL', u) < ttl then redis.call('PEXPIRE', u, ttl) end\n"
-  "end\n"
-  "return {s[1], s[2], s[3], s[4], s[5], s[8]}\n" };
+  "if KEYS[6] then redis.call('ZADD', KEYS[6], now + ttl, ARGV[2]) end\n"
+  "local u = redis.call('GET', KEYS[5])\n"
+  "if u then redis.call('PEXPIRE', KEYS[5], ttl) end\n"
+  "return {s[1], s[2], s[3], s[4], s[5], s[8] or false, u or false}\n" };
 
 
 /* KEYS: session; ARGV: context state JSON. */
@@ -63,24 +71,88 @@ GgA2gRedisScript _gg_a2g_redis_script_session_context = {
   "return 1\n" };
 
 
-/* KEYS: sessions. */
+/* KEYS: a part of the live sessions; ARGV: ttl ms, client_id. */
+GgA2gRedisScript _gg_a2g_redis_script_session_mark = { GG_A2G_REDIS_NOW_MS
+  "redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), ARGV[2])\n"
+  "return 1\n" };
+
+
+/* KEYS: a part of the live sessions. Returns its count. */
 GgA2gRedisScript _gg_a2g_redis_script_session_count = { GG_A2G_REDIS_NOW_MS
   "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)\n"
   "return redis.call('ZCARD', KEYS[1])\n" };
 
-/* The per-session keys every session script renews: session, rec, recent, tel. */
-static void
-add_session_keys (GgA2gRedisStore *self,
-                  GgA2gRedisCmd   *cmd,
-                  const char      *client_id)
+/** _gg_a2g_redis_session_parts: Returns: how many parts the live-session set is cut in */
+guint
+_gg_a2g_redis_session_parts (GgA2gRedisStore *self)
 {
-  static const char *suffixes[] = { "", ":rec", ":recent", ":tel" };
+  return self->mode == GG_A2G_REDIS_CLUSTER ? GG_A2G_REDIS_SESSION_PARTS : 1;
+}
+
+/** _gg_a2g_redis_sessions_key: Returns: (transfer full): the key of @part of the live sessions */
+char *
+_gg_a2g_redis_sessions_key (GgA2gRedisStore *self,
+                            guint            part)
+{
+  if (_gg_a2g_redis_session_parts (self) == 1)
+    return _gg_a2g_redis_key (self, "sessions");
+  return _gg_a2g_redis_key (self, "{n:%u}sessions", part);
+}
+
+/** _gg_a2g_redis_session_part: Returns: the part of the live sessions @client_id is in */
+guint
+_gg_a2g_redis_session_part (GgA2gRedisStore *self,
+                            const char      *client_id)
+{
+  return _gg_a2g_redis_key_slot (client_id, strlen (client_id)) % _gg_a2g_redis_session_parts (self);
+}
+
+/* After an open or a lookup: the session counts as live for @ttl_s from
+ * now (on a Cluster its part of the set is another slot's: marked apart;
+ * on one primary the script did), and the player who claimed it keeps its
+ * claim as long. */
+static void
+mark_live (GgA2gRedisStore *self,
+           const char      *client_id,
+           gint64           ttl_s,
+           redisReply      *player)
+{
+  if (_gg_a2g_redis_session_parts (self) > 1)
+    {
+      g_autofree char *part = _gg_a2g_redis_sessions_key (self, _gg_a2g_redis_session_part (self, client_id));
+      GgA2gRedisCmd *cmd = _gg_a2g_redis_script_new (&_gg_a2g_redis_script_session_mark, 1);
+
+      _gg_a2g_redis_cmd_add (cmd, part);
+      _gg_a2g_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, ttl_s * 1000);
+      _gg_a2g_redis_cmd_add (cmd, client_id);
+      _gg_a2g_redis_send (self, cmd, NULL, NULL);
+    }
+  if (player != NULL && player->type == REDIS_REPLY_STRING)
+    _gg_a2g_redis_player_renew (self, player->str, client_id, ttl_s);
+}
+
+/* The per-session keys every session script renews: session, rec, recent,
+ * tel, and reads: sub; on one primary the live sessions too. */
+static GgA2gRedisCmd *
+session_script_new (GgA2gRedisStore  *self,
+                    GgA2gRedisScript *script,
+                    const char       *client_id)
+{
+  static const char *suffixes[] = { "", ":rec", ":recent", ":tel", ":sub" };
+  gboolean one_set = _gg_a2g_redis_session_parts (self) == 1;
+  GgA2gRedisCmd *cmd = _gg_a2g_redis_script_new (script, G_N_ELEMENTS (suffixes) + (one_set ? 1 : 0));
 
   for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
     {
       g_autofree char *key = _gg_a2g_redis_session_key (self, client_id, suffixes[i]);
       _gg_a2g_redis_cmd_add (cmd, key);
     }
+  if (one_set)
+    {
+      g_autofree char *sessions = _gg_a2g_redis_sessions_key (self, 0);
+      _gg_a2g_redis_cmd_add (cmd, sessions);
+    }
+  return cmd;
 }
 
 static GgA2gContext *
@@ -227,6 +299,7 @@ on_opened (GgA2gRedisStore *self,
   session = gg_a2g_session_new (open->client_id, id, open->game, open->manifest, open->manifest->hash, open->token,
                                 open->ttl_s, context_build (open->manifest, context));
   seen_put (self, session, previous != NULL && previous[0] != '\0' ? previous : NULL, open->grace_s);
+  mark_live (self, open->client_id, open->ttl_s, reply->elements > 3 ? reply->element[3] : NULL);
   if (previous != NULL)
     memset (previous, 0, strlen (previous));
   g_task_return_pointer (task, session, (GDestroyNotify) gg_a2g_session_unref);
@@ -247,10 +320,9 @@ session_open (GgA2gStore          *store,
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
   GTask *task = g_task_new (store, cancellable, callback, user_data);
   Open *open = g_new0 (Open, 1);
-  GgA2gRedisCmd *cmd = _gg_a2g_redis_script_new (&_gg_a2g_redis_script_session_open, 5);
+  GgA2gRedisCmd *cmd = session_script_new (self, &_gg_a2g_redis_script_session_open, client_id);
   g_autofree char *hex = gg_secure_token_hex (16, NULL);
   g_autofree char *id = gg_secure_token_hex (8, NULL);
-  g_autofree char *sessions = _gg_a2g_redis_key (self, "sessions");
 
   open->client_id = g_strdup (client_id);
   open->game = g_strdup (game);
@@ -263,8 +335,6 @@ session_open (GgA2gStore          *store,
   open->ttl_s = ttl_s;
   open->grace_s = grace_s;
   g_task_set_task_data (task, open, (GDestroyNotify) open_free);
-  add_session_keys (self, cmd, client_id);
-  _gg_a2g_redis_cmd_add (cmd, sessions);
   _gg_a2g_redis_cmd_add (cmd, game);
   _gg_a2g_redis_cmd_add (cmd, manifest->hash);
   _gg_a2g_redis_cmd_addf (cmd, "%" G_GINT64_FORMAT, ttl_s);
@@ -342,6 +412,9 @@ on_looked_up (GgA2gRedisStore *self,
     }
   for (size_t i = 0; i < reply->elements && i < G_N_ELEMENTS (lookup->fields); i++)
     lookup->fields[i] = _gg_a2g_redis_reply_string (reply->element[i]);
+  mark_live (self, lookup->client_id,
+             g_ascii_strtoll (lookup->fields[4] != NULL ? lookup->fields[4] : "0", NULL, 10),
+             reply->elements > 6 ? reply->element[6] : NULL);
   manifest = lookup->fields[2] != NULL ? gg_a2g_store_manifest_lookup (GG_A2G_STORE (self), lookup->fields[2]) : NULL;
   if (lookup->fields[2] == NULL || manifest != NULL)
     {
@@ -364,7 +437,7 @@ session_lookup (GgA2gStore          *store,
   GTask *task = g_task_new (store, cancellable, callback, user_data);
   Lookup *lookup;
   GgA2gRedisCmd *cmd;
-  g_autofree char *sessions = NULL, *player = NULL;
+  g_autofree char *key = NULL;
 
   if (token == NULL)
     {
@@ -373,7 +446,8 @@ session_lookup (GgA2gStore          *store,
       g_object_unref (task);
       return;
     }
-  if (!gg_a2g_redis_store_is_up (self))
+  key = _gg_a2g_redis_session_key (self, client_id, "");
+  if (!_gg_a2g_redis_key_is_up (self, key))
     {
       /* Degraded: a session this replica saw stays usable, so that its
        * decisions fall back (busy) instead of the whole request failing. */
@@ -389,12 +463,7 @@ session_lookup (GgA2gStore          *store,
   lookup = g_new0 (Lookup, 1);
   lookup->client_id = g_strdup (client_id);
   g_task_set_task_data (task, lookup, (GDestroyNotify) lookup_free);
-  sessions = _gg_a2g_redis_key (self, "sessions");
-  player = _gg_a2g_redis_session_key (self, client_id, ":sub");
-  cmd = _gg_a2g_redis_script_new (&_gg_a2g_redis_script_session_lookup, 6);
-  add_session_keys (self, cmd, client_id);
-  _gg_a2g_redis_cmd_add (cmd, sessions);
-  _gg_a2g_redis_cmd_add (cmd, player);
+  cmd = session_script_new (self, &_gg_a2g_redis_script_session_lookup, client_id);
   _gg_a2g_redis_cmd_add (cmd, token);
   _gg_a2g_redis_cmd_add (cmd, client_id);
   _gg_a2g_redis_send (self, cmd, task, on_looked_up);
@@ -434,17 +503,59 @@ session_set_context (GgA2gStore          *store,
 }
 
 static void
+on_part_counted (GgA2gRedisStore *self,
+                 redisReply      *reply,
+                 guint            part,
+                 gpointer         data)
+{
+  gint64 *total = data;
+
+  (void) self;
+  (void) part;
+  if (reply->type == REDIS_REPLY_INTEGER)
+    *total += reply->integer;
+}
+
+static void
+on_counted (GgA2gRedisStore *self,
+            GTask           *task,
+            gpointer         data,
+            gboolean         failed)
+{
+  gint64 *total = data;
+
+  (void) self;
+  /* A part unreachable: the count is not known. */
+  if (failed)
+    {
+      _gg_a2g_redis_task_fail (task);
+      return;
+    }
+  g_task_return_int (task, (gssize) *total);
+  g_object_unref (task);
+}
+
+/* The parts' counts, asked in parallel, added. */
+static void
 session_count (GgA2gStore          *store,
                GCancellable        *cancellable,
                GAsyncReadyCallback  callback,
                gpointer             user_data)
 {
   GgA2gRedisStore *self = GG_A2G_REDIS_STORE (store);
-  GgA2gRedisCmd *cmd = _gg_a2g_redis_script_new (&_gg_a2g_redis_script_session_count, 1);
-  g_autofree char *sessions = _gg_a2g_redis_key (self, "sessions");
+  guint parts = _gg_a2g_redis_session_parts (self);
+  GgA2gRedisGather *gather = _gg_a2g_redis_gather_new (self, g_task_new (store, cancellable, callback, user_data),
+                                                       parts, on_part_counted, on_counted, g_new0 (gint64, 1),
+                                                       g_free);
 
-  _gg_a2g_redis_cmd_add (cmd, sessions);
-  _gg_a2g_redis_send (self, cmd, g_task_new (store, cancellable, callback, user_data), _gg_a2g_redis_reply_count);
+  for (guint part = 0; part < parts; part++)
+    {
+      GgA2gRedisCmd *cmd = _gg_a2g_redis_script_new (&_gg_a2g_redis_script_session_count, 1);
+      g_autofree char *key = _gg_a2g_redis_sessions_key (self, part);
+
+      _gg_a2g_redis_cmd_add (cmd, key);
+      _gg_a2g_redis_gather_send (gather, part, cmd);
+    }
 }
 
 /** _gg_a2g_redis_sessions_iface_init: @iface: the store interface to fill */

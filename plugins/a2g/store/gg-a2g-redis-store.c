@@ -1,6 +1,8 @@
-/* gg-a2g-redis-store.c: the Redis store's object: where it connects, the
- * scripts every topic sends (loaded on each connect), the 50 ms tick that
- * times its commands out, and the interface filled from the topic files.
+/* gg-a2g-redis-store.c: the Redis store's object: where it connects (one
+ * primary, the one the sentinels name, or a Cluster), the scripts every
+ * topic sends (loaded on each connect), the 50 ms tick that times its
+ * commands out and follows the layout, and the interface filled from the
+ * topic files.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -32,6 +34,9 @@ static GgA2gRedisScript * const scripts[] = {
   &_gg_a2g_redis_script_telemetry_put,
   &_gg_a2g_redis_script_player_claim,
   &_gg_a2g_redis_script_record_put_many,
+  &_gg_a2g_redis_script_session_mark,
+  &_gg_a2g_redis_script_player_check,
+  &_gg_a2g_redis_script_player_renew,
   NULL
 };
 
@@ -61,8 +66,8 @@ gg_a2g_redis_store_finalize (GObject *object)
   g_free (self->password);
   g_free (self->url);
   g_free (self->masked);
-  g_free (self->unix_path);
-  g_free (self->host);
+  g_free (self->master_name);
+  g_clear_pointer (&self->addresses, g_ptr_array_unref);
   g_free (self->prefix);
   G_OBJECT_CLASS (gg_a2g_redis_store_parent_class)->finalize (object);
 }
@@ -113,9 +118,10 @@ gg_a2g_redis_store_new (const char *url,
                         gint64      cache_ttl_s)
 {
   GgA2gRedisStore *self = g_object_new (GG_A2G_TYPE_REDIS_STORE, NULL);
+  GSource *source;
   gboolean ok;
 
-  ok = _gg_a2g_redis_url_parse (url, &self->unix_path, &self->host, &self->port, &self->password, NULL);
+  ok = _gg_a2g_redis_url_parse (url, &self->mode, &self->master_name, &self->addresses, &self->password, NULL);
   g_return_val_if_fail (ok, self);
   self->url = g_strdup (url);
   self->masked = gg_a2g_redis_url_masked (url);
@@ -123,7 +129,10 @@ gg_a2g_redis_store_new (const char *url,
   self->timeout_ms = MAX (timeout_ms, 1);
   self->cache_max = MAX (cache_entries, 1);
   self->cache_ttl_ms = cache_ttl_s * 1000;
-  self->tick_id = g_timeout_add (50, tick, self);
+  source = g_timeout_source_new (50);
+  g_source_set_callback (source, tick, self, NULL);
+  self->tick_id = g_source_attach (source, g_main_context_get_thread_default ());
+  g_source_unref (source);
   _gg_a2g_redis_connection_start (self);
   return self;
 }
@@ -133,6 +142,13 @@ gboolean
 gg_a2g_redis_store_is_up (GgA2gRedisStore *self)
 {
   return self->up;
+}
+
+/** gg_a2g_redis_store_redirects: Returns: the MOVED and ASK answers followed so far */
+guint64
+gg_a2g_redis_store_redirects (GgA2gRedisStore *self)
+{
+  return self->redirects;
 }
 
 /** gg_a2g_redis_store_commands: Returns: the commands sent so far */

@@ -23,5 +23,6 @@ GgA2gRedisStore *gg_a2g_redis_store_new      (const char *url,
                                               gint64      cache_ttl_s);
 gboolean         gg_a2g_redis_store_is_up    (GgA2gRedisStore *self);
 guint64          gg_a2g_redis_store_commands (GgA2gRedisStore *self);
+guint64          gg_a2g_redis_store_redirects (GgA2gRedisStore *self);
 
 G_END_DECLS
