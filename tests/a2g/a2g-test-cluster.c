@@ -68,27 +68,42 @@ port_taken (guint port)
   return taken;
 }
 
-/* 0 when @first..@first+@n-1, and each + 10000 (a cluster bus), are free; else the errno of the first taken. */
+/* A node's cluster bus port: 10000 below its own (Redis's default is 10000
+ * above), so that both stay below the kernel's ephemeral ports (32768 on):
+ * there, the outgoing connections of tests running beside take ports at
+ * random. */
+#define BUS_OFFSET 10000
+#define EPHEMERAL_FIRST 32768
+
+guint
+a2g_redis_bus_port (guint port)
+{
+  return port - BUS_OFFSET;
+}
+
+/* 0 when @first..@first+@n-1, and each one's bus port, are free; else the errno of the first taken. */
 static int
 ports_taken (guint  first,
              guint  n,
              guint *which)
 {
   for (guint i = 0; i < n; i++)
-    for (guint bus = 0; bus <= 10000; bus += 10000)
-      {
-        int taken = port_taken (first + i + bus);
+    {
+      guint port = first + i;
+      int taken = port_taken (port);
 
-        if (taken != 0)
-          {
-            *which = first + i + bus;
-            return taken;
-          }
-      }
+      if (taken == 0)
+        taken = port_taken (port = a2g_redis_bus_port (first + i));
+      if (taken != 0)
+        {
+          *which = port;
+          return taken;
+        }
+    }
   return 0;
 }
 
-/** a2g_redis_find_ports: Returns: the first of @n free ports from @first on (in steps of 1000: past every test's range) */
+/** a2g_redis_find_ports: Returns: the first of @n free ports from @first on (in steps of 1000: past every test's range), each with a free bus port */
 guint
 a2g_redis_find_ports (guint first,
                       guint n)
@@ -96,7 +111,8 @@ a2g_redis_find_ports (guint first,
   guint which = 0;
   int taken = 0;
 
-  for (guint base = first; base + n + 10000 <= 65535; base += 1000)
+  g_assert_cmpuint (first, >, BUS_OFFSET);
+  for (guint base = first; base + n <= EPHEMERAL_FIRST; base += 1000)
     if ((taken = ports_taken (base, n, &which)) == 0)
       return base;
   g_error ("no %u free ports from %u on (the last taken: %u, %s)", n, first, which, g_strerror (taken));
@@ -142,6 +158,8 @@ start_node (A2gRedisCluster *cluster,
   g_ptr_array_add (argv, g_strdup ("127.0.0.1"));
   g_ptr_array_add (argv, g_strdup ("--cluster-enabled"));
   g_ptr_array_add (argv, g_strdup ("yes"));
+  g_ptr_array_add (argv, g_strdup ("--cluster-port"));
+  g_ptr_array_add (argv, g_strdup_printf ("%u", a2g_redis_bus_port (cluster->ports[i])));
   g_ptr_array_add (argv, g_strdup ("--cluster-node-timeout"));
   g_ptr_array_add (argv, g_strdup_printf ("%u", node_timeout_ms));
   /* A replica syncs at once (Redis waits 5 s by default for others to sync with). */

@@ -1,9 +1,9 @@
 /* a2g-test-cluster.h: a real Redis Cluster for the tests (redis-server
  * --cluster-enabled, redis-cli --cluster create): primaries with a replica
  * each on loopback TCP ports found free in a range of the test's own (the
- * cluster bus takes each port + 10000), a short node timeout so that a
- * failover takes about a second, and every server killed when the test
- * ends, however it ends.
+ * cluster bus takes each port - 10000: both below the ephemeral ports), a
+ * short node timeout so that a failover takes about a second, and every
+ * server killed when the test ends, however it ends.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -34,6 +34,7 @@ gboolean         a2g_redis_cluster_wait_ok (A2gRedisCluster *cluster,
 char            *a2g_redis_cli             (guint        port,
                                             const char  *first,
                                             ...) G_GNUC_NULL_TERMINATED;
+guint            a2g_redis_bus_port        (guint port);
 guint            a2g_redis_find_ports      (guint first,
                                             guint n);
 GSubprocess     *a2g_redis_spawn           (GPtrArray *argv);

@@ -30,7 +30,7 @@
 #include "gg-a2g-errors.h"
 #include "gg-a2g-redis-store.h"
 
-/* This test's ports (6 nodes, + 10000 for their bus): no other test's. */
+/* This test's ports (6 nodes, and 10000 below for their bus): no other test's. */
 #define FIRST_PORT 27200
 #define NODE_TIMEOUT_MS 1000
 /* Reports accepted this close before the kill may be lost with it. */
