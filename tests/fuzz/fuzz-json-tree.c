@@ -113,10 +113,19 @@ doubles_for_big_ints (const char *text,
 
           while (end < length && g_ascii_isdigit (text[end]))
             end++;
+          if (end < length && (text[end] == '.' || text[end] == 'e' || text[end] == 'E'))
+            {
+              /* Not an integer: its fraction and exponent go as they are
+               * (their digits are no literal of their own). */
+              while (end < length && (g_ascii_isdigit (text[end]) || text[end] == '.' || text[end] == 'e' ||
+                                      text[end] == 'E' || text[end] == '+' || text[end] == '-'))
+                end++;
+              g_string_append_len (out, text + start, (gssize) (end - start));
+              i = end - 1;
+              continue;
+            }
           g_string_append_len (out, text + start, (gssize) (end - start));
           i = end - 1;
-          if (end < length && (text[end] == '.' || text[end] == 'e' || text[end] == 'E'))
-            continue;
           {
             g_autofree char *literal = g_strndup (text + start, end - start);
 
