@@ -14,7 +14,8 @@
  * Two backends implement it, one file per topic each: the store of one
  * process (gg-a2g-process-*.c) and the store replicas share on Redis
  * (gg-a2g-redis-*.c). tests/a2g/test-a2g-store.c holds both to the rules
- * each operation's function documents (gg-a2g-store.c).
+ * each operation's function documents (gg-a2g-store.c and
+ * gg-a2g-store-state.c).
  *
  * - Every operation but manifest_lookup is asynchronous: a backend
  *   completes it through a GTask whose source object is the store, with
