@@ -130,6 +130,35 @@ a2g_store_await_count (A2gStoreFixture *f,
   g_assert_true (gg_test_wait_for (completed, &awaited, gg_test_timeout_ms (5000)));
 }
 
+/** a2g_store_await_ints: Returns: (transfer full): the @n values, in the order they completed */
+GArray *
+a2g_store_await_ints (A2gStoreFixture   *f,
+                      guint              n,
+                      A2gStoreIntFinish  finish)
+{
+  GArray *values = g_array_new (FALSE, FALSE, sizeof (gint64));
+
+  a2g_store_await_count (f, n);
+  for (guint i = 0; i < n; i++)
+    {
+      GAsyncResult *result = a2g_store_await (f);
+      g_autoptr(GObject) source = g_async_result_get_source_object (result);
+      g_autoptr(GError) error = NULL;
+      gint64 value = finish (GG_A2G_STORE (source), result, &error);
+
+      g_assert_no_error (error);
+      g_array_append_val (values, value);
+    }
+  return values;
+}
+
+/** a2g_store_other: Returns: (transfer none): the other replica, or the one store */
+GgA2gStore *
+a2g_store_other (A2gStoreFixture *f)
+{
+  return f->replica != NULL ? f->replica : f->store;
+}
+
 /**
  * a2g_store_await:
  * @f: the fixture

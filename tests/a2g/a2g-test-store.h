@@ -53,6 +53,14 @@ void          a2g_store_collect_apart    (GObject      *source,
 GAsyncResult *a2g_store_await_apart      (A2gStoreFixture *f);
 void          a2g_store_await_count      (A2gStoreFixture *f,
                                           guint            n);
+/* Finishes the @n operations in flight with @finish, each on its own
+ * source; their values in the order they completed. */
+typedef gint64 (*A2gStoreIntFinish) (GgA2gStore *self, GAsyncResult *result, GError **error);
+GArray       *a2g_store_await_ints       (A2gStoreFixture   *f,
+                                          guint              n,
+                                          A2gStoreIntFinish  finish);
+/* The other replica for Redis and a Cluster, the one store otherwise. */
+GgA2gStore   *a2g_store_other            (A2gStoreFixture *f);
 GgA2gSession *a2g_store_open             (A2gStoreFixture *f,
                                           GgA2gStore      *store,
                                           const char      *client_id,

@@ -7,9 +7,9 @@
  * many operations in flight at once, on two replicas for Redis, and
  * exactly as many succeed as the rule allows.
  *
- * The rules of the per-session state (records, replays, telemetry) and of
- * the shared counters are in test-a2g-store-state.c, this program's other
- * half.
+ * The rules of the cache, limits and budgets are in test-a2g-store-state.c,
+ * those of records, replays, telemetry and counters in
+ * test-a2g-store-records.c: this program's other parts.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -28,6 +28,7 @@
 #define GAME "orbital-freight"
 
 void a2g_store_add_state_tests (void);
+void a2g_store_add_record_tests (void);
 
 static gboolean
 is_hex (const char *text,
@@ -557,6 +558,7 @@ main (int    argc,
   a2g_store_add_tests ("jti/concurrent", test_jti_concurrent);
   a2g_store_add_tests ("unavailable", test_unavailable);
   a2g_store_add_state_tests ();
+  a2g_store_add_record_tests ();
   status = g_test_run ();
   a2g_store_tests_teardown ();
   return status;
