@@ -669,41 +669,12 @@ bench_bare_server_port (BenchBareServer *self)
   return self->port;
 }
 
-/* The first field of a schedstat file: nanoseconds on a CPU. */
-static guint64
-schedstat_ns (const char *path)
-{
-  g_autofree char *text = NULL;
-
-  if (!g_file_get_contents (path, &text, NULL, NULL))
-    return 0;
-  return g_ascii_strtoull (text, NULL, 10);
-}
-
 guint64
 bench_bare_server_cpu_ns (BenchBareServer *self)
 {
   g_autofree char *path = g_strdup_printf ("/proc/self/task/%d/schedstat", self->tid);
 
-  return schedstat_ns (path);
-}
-
-guint64
-bench_process_cpu_ns (int pid)
-{
-  g_autofree char *dir_path = g_strdup_printf ("/proc/%d/task", pid);
-  g_autoptr(GDir) dir = g_dir_open (dir_path, 0, NULL);
-  const char *name;
-  guint64 total = 0;
-
-  if (dir == NULL)
-    return 0;
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *path = g_strdup_printf ("%s/%s/schedstat", dir_path, name);
-      total += schedstat_ns (path);
-    }
-  return total;
+  return bench_schedstat_ns (path);
 }
 
 static gboolean

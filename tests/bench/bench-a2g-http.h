@@ -11,6 +11,8 @@
 
 #include <glib.h>
 
+#include "bench-stats.h"
+
 G_BEGIN_DECLS
 
 typedef struct {
@@ -86,10 +88,6 @@ BenchBareServer *bench_bare_server_start (const char *body);
 guint16          bench_bare_server_port  (BenchBareServer *server);
 /* CPU time the server's thread has used so far, in nanoseconds. */
 guint64          bench_bare_server_cpu_ns (BenchBareServer *server);
-
-/* CPU time all threads of process @pid have used so far, in nanoseconds
- * (from /proc: time actually on a CPU, so a loaded machine does not count). */
-guint64          bench_process_cpu_ns    (int pid);
 void             bench_bare_server_stop  (BenchBareServer *server);
 
 G_END_DECLS

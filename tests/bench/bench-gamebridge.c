@@ -2,7 +2,10 @@
  * game, and what the bridge adds over calling the game's HTTP directly.
  *
  * - call_tool health: one GET /health behind MCP, stdio, the bus and the
- *   connector; compared with the same GET /health made directly.
+ *   connector; compared with the same GET /health made directly, in
+ *   alternating rounds (so the machine's load weighs on both alike), with
+ *   the CPU time `gamegate mcp` spends per call beside the latency it adds
+ *   (the aim: under mcp-go's published 0.17 ms of overhead per call).
  * - call_tool set_score: a command and its confirmation (the game applies
  *   commands on its next frame, so this measures the game's tick too).
  * - list_instances over the default scan range with nothing listening.
@@ -23,7 +26,9 @@
 #include "gb-mcp-client.h"
 #include "refgame-driver.h"
 
-#define HEALTH_CALLS  1000
+#define HEALTH_ROUNDS 10
+#define HEALTH_CALLS  200   /* per path and round */
+#define MCP_GO_OVERHEAD_MS 0.17
 #define COMMAND_CALLS 100
 #define LIVE_INSTANCES 16
 #define LAUNCH_CONFIG GG_TOP_BUILDDIR "/tests/refgame/gamebridge.json"
@@ -56,6 +61,68 @@ bench_call (Mcp        *mcp,
       g_array_append_val (out, dt);
     }
   report (what, out, g_get_monotonic_time () - start);
+}
+
+/* CPU time of process @pid (as text; NULL once it exited) so far, in ns. */
+static guint64
+pid_cpu_ns (const char *pid)
+{
+  return pid != NULL ? bench_process_cpu_ns (atoi (pid)) : 0;
+}
+
+/* call_tool health through `gamegate mcp` beside GET /health made directly,
+ * HEALTH_ROUNDS rounds of each in turn; then the latency the bridge adds
+ * and the CPU time it spends per call (the game's own per GET beside). */
+static void
+compare_health (Mcp  *mcp,
+                Game *game)
+{
+  g_autoptr(GArray) via = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GArray) direct = g_array_new (FALSE, FALSE, sizeof (gint64));
+  gint64 via_total = 0, direct_total = 0;
+  guint64 bridge_ns = 0, game_via_ns = 0, game_direct_ns = 0;
+  double added_p50, added_p99;
+
+  for (guint round = 0; round < HEALTH_ROUNDS; round++)
+    {
+      guint64 bridge_before = pid_cpu_ns (gg_test_process_get_pid (mcp->process));
+      guint64 game_before = pid_cpu_ns (g_subprocess_get_identifier (game->proc));
+      gint64 start = g_get_monotonic_time ();
+
+      for (guint i = 0; i < HEALTH_CALLS; i++)
+        {
+          gint64 t0 = g_get_monotonic_time ();
+          g_autoptr(JsonObject) r = mcp_call_ok (mcp, "call_tool", "{\"name\":\"health\"}");
+          gint64 dt = g_get_monotonic_time () - t0;
+
+          g_array_append_val (via, dt);
+        }
+      via_total += g_get_monotonic_time () - start;
+      bridge_ns += pid_cpu_ns (gg_test_process_get_pid (mcp->process)) - bridge_before;
+      game_via_ns += pid_cpu_ns (g_subprocess_get_identifier (game->proc)) - game_before;
+
+      game_before = pid_cpu_ns (g_subprocess_get_identifier (game->proc));
+      start = g_get_monotonic_time ();
+      for (guint i = 0; i < HEALTH_CALLS; i++)
+        {
+          gint64 t0 = g_get_monotonic_time ();
+          g_autoptr(JsonObject) h = get_object (game, "/health", 200);
+          gint64 dt = g_get_monotonic_time () - t0;
+
+          g_array_append_val (direct, dt);
+        }
+      direct_total += g_get_monotonic_time () - start;
+      game_direct_ns += pid_cpu_ns (g_subprocess_get_identifier (game->proc)) - game_before;
+    }
+  report ("call_tool health (via gamegate mcp)", via, via_total);
+  report ("GET /health (direct HTTP)", direct, direct_total);
+  added_p50 = bench_percentile_ms (via, 0.50) - bench_percentile_ms (direct, 0.50);
+  added_p99 = bench_percentile_ms (via, 0.99) - bench_percentile_ms (direct, 0.99);
+  printf ("%-36s p50 %+7.3f ms  p99 %+7.3f ms   (aim: p50 under mcp-go's %.2f ms)\n", "added by the bridge",
+          added_p50, added_p99, MCP_GO_OVERHEAD_MS);
+  printf ("%-36s gamegate mcp %6.1f us per call_tool; the game %5.1f us per GET via it, %5.1f us direct\n",
+          "CPU time (/proc schedstat)", bridge_ns / 1000.0 / via->len, game_via_ns / 1000.0 / via->len,
+          game_direct_ns / 1000.0 / direct->len);
 }
 
 /* VmRSS of @pid in KiB, from /proc/<pid>/status (Linux); -1 when unknown. */
@@ -136,8 +203,6 @@ main (int   argc,
   const char *empty_args[] = { "--no-registry", NULL };
   g_autoptr(Mcp) mcp = mcp_start (args, NULL);
   g_autoptr(Mcp) empty = NULL;
-  g_autoptr(GArray) via = g_array_new (FALSE, FALSE, sizeof (gint64));
-  g_autoptr(GArray) direct = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr(GArray) command = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr(GArray) listing = g_array_new (FALSE, FALSE, sizeof (gint64));
   gint64 start;
@@ -149,20 +214,7 @@ main (int   argc,
       g_autoptr(JsonObject) h = get_object (game, "/health", 200);
     }
 
-  bench_call (mcp, "call_tool health (via gamegate mcp)", "{\"name\":\"health\"}", HEALTH_CALLS, via);
-  start = g_get_monotonic_time ();
-  for (guint i = 0; i < HEALTH_CALLS; i++)
-    {
-      gint64 t0 = g_get_monotonic_time ();
-      g_autoptr(JsonObject) h = get_object (game, "/health", 200);
-      gint64 dt = g_get_monotonic_time () - t0;
-
-      g_array_append_val (direct, dt);
-    }
-  report ("GET /health (direct HTTP)", direct, g_get_monotonic_time () - start);
-  printf ("%-36s p50 %+7.3f ms  p99 %+7.3f ms\n", "added by the bridge",
-          bench_percentile_ms (via, 0.50) - bench_percentile_ms (direct, 0.50),
-          bench_percentile_ms (via, 0.99) - bench_percentile_ms (direct, 0.99));
+  compare_health (mcp, game);
 
   bench_call (mcp, "call_tool set_score (command+sync)", "{\"name\":\"set_score\",\"arguments\":{\"score\":1}}",
               COMMAND_CALLS, command);
