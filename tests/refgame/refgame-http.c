@@ -25,8 +25,24 @@ struct _RgHttp {
 
 /* libsoup before 3.3 leaks the socket (and its file descriptor) of every
  * keep-alive connection the client closes while idle, which a bridge polling
- * /state does all day.  There, the server closes each connection itself. */
+ * /state does all day.  There, the server closes each connection itself,
+ * unless told to keep them alive (--keep-alive: a benchmark's long-lived
+ * client, measuring what a game whose HTTP server has no such bug costs). */
 static gboolean close_connections;
+static gboolean keep_alive_asked;
+
+/**
+ * rg_http_keep_connections_alive:
+ *
+ * Keeps every connection alive, as HTTP/1.1 does, even on a libsoup that
+ * leaks the socket of one its client closes while idle. Call it before
+ * rg_http_new().
+ */
+void
+rg_http_keep_connections_alive (void)
+{
+  keep_alive_asked = TRUE;
+}
 
 static void
 respond (SoupServerMessage *msg,
@@ -187,7 +203,7 @@ rg_http_new (RgGame                    *game,
 {
   RgHttp *http = g_new0 (RgHttp, 1);
 
-  close_connections = soup_get_major_version () == 3 && soup_get_minor_version () < 3;
+  close_connections = !keep_alive_asked && soup_get_major_version () == 3 && soup_get_minor_version () < 3;
 
   http->game = game;
   http->no_tools = no_tools;

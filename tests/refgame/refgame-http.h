@@ -13,6 +13,7 @@ G_BEGIN_DECLS
 
 typedef struct _RgHttp RgHttp;
 
+void      rg_http_keep_connections_alive (void);
 RgHttp   *rg_http_new     (RgGame                    *game,
                            gboolean                   no_tools,
                            const RgScreenshotOptions *screenshot);

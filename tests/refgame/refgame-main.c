@@ -31,6 +31,7 @@ typedef struct {
   gboolean freeze;
   gboolean no_registry;
   gboolean no_tools;
+  gboolean keep_alive;
   gboolean no_completed_id;
   char    *crash_on;
   gint     exit_code_at_start;
@@ -91,6 +92,9 @@ main (int   argc,
     { "seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "Seed of the crate kinds (default 1)", "N" },
     { "no-registry", 0, 0, G_OPTION_ARG_NONE, &o.no_registry, "Do not write an instance registry entry", NULL },
     { "no-tools", 0, 0, G_OPTION_ARG_NONE, &o.no_tools, "Answer GET /tools with 404", NULL },
+    { "keep-alive", 0, 0, G_OPTION_ARG_NONE, &o.keep_alive,
+      "Keep HTTP connections alive even on a libsoup before 3.3 (it leaks each one a client closes while idle)",
+      NULL },
     { "no-completed-id", 0, 0, G_OPTION_ARG_NONE, &o.no_completed_id,
       "Leave completedCommandId out of /state", NULL },
     { "freeze-after-frames", 0, 0, G_OPTION_ARG_INT64, &o.freeze_after_frames,
@@ -172,6 +176,8 @@ main (int   argc,
   game = rg_game_new (&game_options, on_close, loop);
   g_clear_pointer (&o.crash_on, g_free);
 
+  if (o.keep_alive)
+    rg_http_keep_connections_alive ();
   http = rg_http_new (game, o.no_tools, &screenshot);
   if (!rg_http_listen (http, (guint) o.debug_port, &port, &error))
     {
