@@ -36,13 +36,9 @@ static const struct {
     "down and cut to a region; after_command waits until that command was applied first.", NULL },
 };
 
-/**
- * gb_bridge_toolset:
- *
- * Returns: (transfer full): a new copy of the bridge toolset
- */
-GbToolset *
-gb_bridge_toolset (void)
+/* A new copy of the bridge toolset. */
+static GbToolset *
+build_toolset (void)
 {
   GbToolset *toolset = g_new0 (GbToolset, 1);
 
@@ -63,6 +59,33 @@ gb_bridge_toolset (void)
       tool->toolset = g_strdup ("bridge");
       tool->input_schema = json_object_ref (json_node_get_object (schema));
       g_ptr_array_add (toolset->tools, tool);
+    }
+  return toolset;
+}
+
+/* Per thread, as HACKING.md has process-wide caches: each bridge of the
+ * oam C ABI runs its plugins on a thread of its own. Freed when the thread
+ * ends; the main thread's lives as long as the process. */
+static GPrivate per_thread_toolset = G_PRIVATE_INIT ((GDestroyNotify) gb_toolset_free);
+
+/**
+ * gb_bridge_toolset_get:
+ *
+ * The bridge toolset, built once per thread: its tools keep their compiled
+ * input schemas (gb_tool_check()), so a call checks its arguments without
+ * parsing and compiling them again.
+ *
+ * Returns: (transfer none): the toolset, this thread's
+ */
+GbToolset *
+gb_bridge_toolset_get (void)
+{
+  GbToolset *toolset = g_private_get (&per_thread_toolset);
+
+  if (toolset == NULL)
+    {
+      toolset = build_toolset ();
+      g_private_set (&per_thread_toolset, toolset);
     }
   return toolset;
 }

@@ -9,7 +9,7 @@
 
 G_BEGIN_DECLS
 
-GbToolset    *gb_bridge_toolset        (void);
+GbToolset    *gb_bridge_toolset_get    (void);
 gboolean      gb_bridge_toolset_has    (const char *name);
 
 G_END_DECLS

@@ -204,14 +204,14 @@ static void
 run_bridge_tool (GTask *task)
 {
   Call *c = g_task_get_task_data (task);
-  g_autoptr(GbToolset) bridge = gb_bridge_toolset ();
-  const GbTool *tool = NULL;
+  GbToolset *bridge = gb_bridge_toolset_get ();
+  GbTool *tool = NULL;
   GError *error = NULL;
 
   for (guint i = 0; i < bridge->tools->len; i++)
     if (g_str_equal (((GbTool *) g_ptr_array_index (bridge->tools, i))->name, c->name))
       tool = g_ptr_array_index (bridge->tools, i);
-  if (!gb_tool_check_arguments (tool->input_schema, c->arguments, tool->name, &error))
+  if (!gb_tool_check (tool, c->arguments, &error))
     {
       return_error (task, error);
       return;

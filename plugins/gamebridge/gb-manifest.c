@@ -38,6 +38,7 @@ gb_tool_free (GbTool *tool)
   g_free (tool->command);
   g_free (tool->toolset);
   g_clear_pointer (&tool->input_schema, json_object_unref);
+  g_clear_object (&tool->compiled);
   g_free (tool);
 }
 
@@ -546,7 +547,7 @@ gb_manifest_unref (GbManifest *self)
   g_free (m);
 }
 
-const GbTool *
+GbTool *
 gb_manifest_find_tool (GbManifest *self,
                        const char *name)
 {
@@ -607,28 +608,13 @@ gb_tool_to_json (const GbTool *tool)
   return o;
 }
 
-/**
- * gb_tool_check_arguments:
- * @schema: a tool's input schema (a bridge tool's, or a game's)
- * @arguments: what the caller gave
- * @tool: the tool's name, for the message
- * @error: return location for a BridgeUsageError
- *
- * Checks @arguments against @schema, the one check of every tool call:
- * the seven tools, the bridge toolset and a game's manifest tools. A game's
- * schema the validator cannot read is the game's own to check.
- *
- * Returns: %TRUE when they fit (or the schema is unreadable)
- */
-gboolean
-gb_tool_check_arguments (JsonObject  *schema,
-                         JsonObject  *arguments,
-                         const char  *tool,
-                         GError     **error)
+static gboolean
+check_compiled (GgSchema    *compiled,
+                JsonObject  *arguments,
+                const char  *tool,
+                GError     **error)
 {
-  g_autoptr(JsonNode) schema_node = json_node_init_object (json_node_alloc (), schema);
   g_autoptr(JsonNode) instance = json_node_init_object (json_node_alloc (), arguments);
-  g_autoptr(GgSchema) compiled = gg_schema_new (schema_node, NULL);
   g_autoptr(GError) local = NULL;
 
   if (compiled == NULL || gg_schema_validate (compiled, instance, &local))
@@ -637,4 +623,39 @@ gb_tool_check_arguments (JsonObject  *schema,
    * ("#/port: must be integer"), so it is named once. */
   gb_error_usage (error, "Bad arguments for '%s' at %s", tool, local->message);
   return FALSE;
+}
+
+static GgSchema *
+compile (JsonObject *schema)
+{
+  g_autoptr(JsonNode) schema_node = json_node_init_object (json_node_alloc (), schema);
+
+  return gg_schema_new (schema_node, NULL);
+}
+
+/**
+ * gb_tool_check:
+ * @tool: a tool
+ * @arguments: what the caller gave
+ * @error: return location for a BridgeUsageError
+ *
+ * Checks @arguments against @tool's input schema, the one check of every
+ * tool call: the seven tools, the bridge toolset and a game's manifest
+ * tools. The schema is compiled on the first call and kept with @tool (a
+ * call_tool checks its arguments every time). A game's schema the
+ * validator cannot read is the game's own to check.
+ *
+ * Returns: %TRUE when they fit (or the schema is unreadable)
+ */
+gboolean
+gb_tool_check (GbTool      *tool,
+               JsonObject  *arguments,
+               GError     **error)
+{
+  if (!tool->compile_tried)
+    {
+      tool->compiled = compile (tool->input_schema);
+      tool->compile_tried = TRUE;
+    }
+  return check_compiled (tool->compiled, arguments, tool->name, error);
 }

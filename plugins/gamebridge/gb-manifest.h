@@ -15,6 +15,8 @@ typedef struct {
   char       *command;
   char       *toolset;
   JsonObject *input_schema;
+  GgSchema   *compiled;    /* @input_schema, compiled by the first gb_tool_check() */
+  gboolean    compile_tried;
 } GbTool;
 
 typedef struct {
@@ -36,6 +38,9 @@ typedef struct {
 } GbManifest;
 
 void          gb_tool_free             (GbTool *tool);
+gboolean      gb_tool_check            (GbTool      *tool,
+                                        JsonObject  *arguments,
+                                        GError     **error);
 void          gb_toolset_free          (GbToolset *toolset);
 GbManifest   *gb_manifest_parse        (JsonNode    *root,
                                         const char  *source,
@@ -45,16 +50,12 @@ GbManifest   *gb_manifest_load_file    (const char  *path,
                                         GError     **error);
 GbManifest   *gb_manifest_ref          (GbManifest *self);
 void          gb_manifest_unref        (GbManifest *self);
-const GbTool *gb_manifest_find_tool    (GbManifest *self,
+GbTool       *gb_manifest_find_tool    (GbManifest *self,
                                         const char *name);
 const GbToolset *gb_manifest_find_toolset (GbManifest *self,
                                            const char *name);
 JsonArray    *gb_manifest_toolset_names (GbManifest *self);
 JsonObject   *gb_tool_to_json          (const GbTool *tool);
-gboolean      gb_tool_check_arguments  (JsonObject  *schema,
-                                        JsonObject  *arguments,
-                                        const char  *tool,
-                                        GError     **error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GbManifest, gb_manifest_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GbToolset, gb_toolset_free)
 

@@ -155,7 +155,6 @@ on_list_manifest (GObject      *source,
   g_autoptr(GTask) task = user_data;
   GError *error = NULL;
   g_autoptr(GbManifest) manifest = gb_connector_manifest_finish (GB_CONNECTOR (source), result, &error);
-  g_autoptr(GbToolset) bridge = NULL;
   JsonArray *out;
 
   if (manifest == NULL)
@@ -164,10 +163,9 @@ on_list_manifest (GObject      *source,
       return;
     }
   out = json_array_new ();
-  bridge = gb_bridge_toolset ();
   for (guint i = 0; i < manifest->toolsets->len; i++)
     add_tools (out, g_ptr_array_index (manifest->toolsets, i));
-  add_tools (out, bridge);
+  add_tools (out, gb_bridge_toolset_get ());
   g_task_return_pointer (task, out, (GDestroyNotify) json_array_unref);
 }
 
@@ -362,7 +360,7 @@ run_bridge_tool (GTask *task)
 {
   GbHttpTarget *self = g_task_get_source_object (task);
   CallData *data = g_task_get_task_data (task);
-  g_autoptr(GbToolset) bridge = gb_bridge_toolset ();
+  GbToolset *bridge = gb_bridge_toolset_get ();
   GError *error = NULL;
 
   data->via = g_strdup ("bridge");
@@ -371,7 +369,7 @@ run_bridge_tool (GTask *task)
       GbTool *tool = g_ptr_array_index (bridge->tools, i);
 
       if (g_str_equal (tool->name, data->name) &&
-          !gb_tool_check_arguments (tool->input_schema, data->arguments, tool->name, &error))
+          !gb_tool_check (tool, data->arguments, &error))
         {
           g_task_return_error (task, error);
           g_object_unref (task);
@@ -425,13 +423,13 @@ resolve (GTask      *task,
 {
   GbHttpTarget *self = g_task_get_source_object (task);
   CallData *data = g_task_get_task_data (task);
-  const GbTool *tool = gb_manifest_find_tool (manifest, data->name);
+  GbTool *tool = gb_manifest_find_tool (manifest, data->name);
   GError *error = NULL;
 
   if (tool != NULL)
     {
       data->via = g_strdup (g_str_equal (manifest->source, "file") ? "manifest-file" : "manifest");
-      if (!gb_tool_check_arguments (tool->input_schema, data->arguments, tool->name, &error))
+      if (!gb_tool_check (tool, data->arguments, &error))
         {
           g_task_return_error (task, error);
           g_object_unref (task);

@@ -88,6 +88,45 @@ schema_of (guint i)
   return json_object_ref (json_node_get_object (node));
 }
 
+/* The tools above as GbTool, which keep their compiled input schemas, and
+ * last call_tool's `screenshot` object: every call checks its arguments,
+ * so they are parsed and compiled once per thread (as the bridge toolset,
+ * gb-bridge-toolset.c), not on every call. */
+#define SCREENSHOT_ARGUMENT G_N_ELEMENTS (bridge_tools)
+
+static GPrivate per_thread_checks = G_PRIVATE_INIT ((GDestroyNotify) g_ptr_array_unref);
+
+static GbTool *
+checked_tool (guint i)
+{
+  GPtrArray *tools = g_private_get (&per_thread_checks);
+
+  if (tools == NULL)
+    {
+      tools = g_ptr_array_new_with_free_func ((GDestroyNotify) gb_tool_free);
+      for (guint k = 0; k <= SCREENSHOT_ARGUMENT; k++)
+        {
+          GbTool *tool = g_new0 (GbTool, 1);
+          g_autoptr(JsonNode) node = NULL;
+
+          if (k < SCREENSHOT_ARGUMENT)
+            {
+              tool->name = g_strdup (bridge_tools[k].name);
+              tool->input_schema = schema_of (k);
+            }
+          else
+            {
+              tool->name = g_strdup ("screenshot");
+              node = gg_json_parse (gb_screenshot_schema (), -1, 16, NULL);
+              tool->input_schema = json_object_ref (json_node_get_object (node));
+            }
+          g_ptr_array_add (tools, tool);
+        }
+      g_private_set (&per_thread_checks, tools);
+    }
+  return g_ptr_array_index (tools, i);
+}
+
 static JsonArray *
 provider_list_tools (gpointer provider)
 {
@@ -288,10 +327,7 @@ start_call_tool (GbBridge   *self,
   json_object_remove_member (inner, "port");
   if (screenshot != NULL && JSON_NODE_HOLDS_OBJECT (screenshot))
     {
-      g_autoptr(JsonNode) schema = gg_json_parse (gb_screenshot_schema (), -1, 16, NULL);
-
-      if (!gb_tool_check_arguments (json_node_get_object (schema), json_node_get_object (screenshot), "screenshot",
-                                    &error))
+      if (!gb_tool_check (checked_tool (SCREENSHOT_ARGUMENT), json_node_get_object (screenshot), &error))
         {
           g_task_return_error (task, error);
           g_object_unref (task);
@@ -393,7 +429,6 @@ provider_call_tool_async (gpointer             provider,
   GbBridge *self = provider;
   GTask *task = g_task_new (NULL, cancellable, callback, user_data);
   g_autoptr(JsonObject) args = arguments != NULL ? json_object_ref (arguments) : json_object_new ();
-  g_autoptr(JsonObject) schema = NULL;
   GError *error = NULL;
   gint known = -1;
 
@@ -433,8 +468,7 @@ provider_call_tool_async (gpointer             provider,
       g_object_unref (task);
       return;
     }
-  schema = schema_of ((guint) known);
-  if (!gb_tool_check_arguments (schema, args, name, &error))
+  if (!gb_tool_check (checked_tool ((guint) known), args, &error))
     {
       g_task_return_error (task, error);
       g_object_unref (task);

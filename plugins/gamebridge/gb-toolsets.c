@@ -134,7 +134,7 @@ describe (GTask      *task,
 {
   Toolsets *t = g_task_get_task_data (task);
   guint port = gb_connector_get_port (gb_http_target_get_connector (GB_HTTP_TARGET (t->target)));
-  g_autoptr(GbToolset) bridge = gb_bridge_toolset ();
+  GbToolset *bridge = gb_bridge_toolset_get ();
   g_autoptr(GbToolset) composites = composite_toolset (t->bridge, manifest->game_name);
   JsonObject *r = json_object_new ();
 
@@ -325,7 +325,7 @@ on_target_tools (GObject      *source,
   /* The bridge toolset works here too (gb-call-tool.c), all but close. */
   if (t->name == NULL || g_str_equal (t->name, "bridge"))
     {
-      g_autoptr(GbToolset) bridge = gb_bridge_toolset ();
+      GbToolset *bridge = gb_bridge_toolset_get ();
       JsonArray *entries = json_array_new ();
 
       for (guint i = 0; i < bridge->tools->len; i++)
